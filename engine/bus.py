@@ -1,0 +1,94 @@
+"""In-process event bus: the engine publishes, any UI (terminal, Qt) subscribes."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ReplyStarted:
+    session_id: int
+    kind: str
+
+
+@dataclass(frozen=True)
+class ReplyToken:
+    session_id: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCalled:
+    session_id: int
+    name: str
+    status: str
+
+
+@dataclass(frozen=True)
+class ReplyFinished:
+    session_id: int
+    message_id: int
+    text: str
+    kind: str
+    notifications: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TurnFailed:
+    session_id: int
+    kind: str
+    error: str
+
+
+@dataclass(frozen=True)
+class NotificationQueued:
+    notification_id: int
+    source: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class TickStarted:
+    events: int
+
+
+@dataclass(frozen=True)
+class TickFinished:
+    events: int
+    notified: int
+    error: str | None = None
+
+
+Subscriber = Callable[[Any], None]
+
+
+class EventBus:
+    def __init__(self) -> None:
+        self._subscribers: list[Subscriber] = []
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            if callback in self._subscribers:
+                self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    def publish(self, event: Any) -> None:
+        for callback in list(self._subscribers):
+            try:
+                callback(event)
+            except Exception:
+                log.exception("bus subscriber failed on %s", type(event).__name__)
+
+    def queue(self) -> tuple[asyncio.Queue[Any], Callable[[], None]]:
+        """An asyncio queue receiving every event from now on, and its unsubscribe."""
+        q: asyncio.Queue[Any] = asyncio.Queue()
+        return q, self.subscribe(q.put_nowait)

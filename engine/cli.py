@@ -1,0 +1,267 @@
+"""The ``tic`` command line. Each subcommand owns a plain asyncio loop; errors are one line."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from engine.bus import ReplyFinished, ReplyStarted, ReplyToken, TurnFailed
+from engine.clock import utcnow
+from engine.errors import InputError, TicError
+from engine.events import read_events
+from engine.settings import Settings
+from engine.workspace import Workspace, default_home
+
+log = logging.getLogger("tic")
+
+EPILOG = """\
+workspace: %(home)s (set TIC_HOME or --home to use another)
+model: --model PATH, the "model_path" setting, the first *.gguf in the workspace's models/,
+       or the embedded SmolLM2-135M-Instruct, in that order."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tic",
+        description="TIC Desktop: a local assistant that tells you only what matters. "
+        "With no command it starts the desktop app.",
+        epilog=EPILOG % {"home": default_home()},
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--home",
+        type=Path,
+        help="workspace folder (default: $TIC_HOME or the platform's user data dir)",
+    )
+    parser.add_argument("--model", help="GGUF model file to run")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log what happens")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("ingest", help="add canonical events (JSON Lines) to the store")
+    p.add_argument("file", type=Path, help="events file, one canonical event per line")
+
+    sub.add_parser("tick", help="run TIC once now over pending events and wait for the replies")
+
+    sub.add_parser(
+        "chat",
+        help="chat with the assistant in the terminal (notifications "
+        "appear here too); /tick checks now, /quit leaves",
+    )
+
+    p = sub.add_parser(
+        "history", help="show the chat history, with synthetic messages and tool calls"
+    )
+    p.add_argument("--json", action="store_true", help="one JSON object per message")
+    p.add_argument("--limit", type=int, default=50, help="last N messages (default 50)")
+
+    p = sub.add_parser(
+        "triage",
+        help="decide events under a rules file, touching no store and sending nothing",
+        description="Runs exactly TIC's decision pipeline. Prints one JSON object per event: "
+        '{"id", "notify", "summary", "reason", "rule"}.',
+    )
+    p.add_argument("--rules", type=Path, required=True, help="a notifications.md rules file")
+    p.add_argument("--events", type=Path, required=True, help="events, JSON Lines")
+    p.add_argument("--now", help="the tick's time, ISO-8601 with offset (default: now)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        return asyncio.run(dispatch(args))
+    except InputError as exc:
+        print(f"tic: error: {exc}", file=sys.stderr)
+        return 2
+    except TicError as exc:
+        print(f"tic: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+async def dispatch(args: argparse.Namespace) -> int:
+    command = args.command
+    if command is None:
+        return run_desktop(args)
+    if command == "triage":
+        return await cmd_triage(args)
+    workspace = Workspace.open(args.home)
+    if command == "ingest":
+        return cmd_ingest(workspace, args.file)
+    if command == "history":
+        return cmd_history(workspace, as_json=args.json, limit=args.limit)
+    if command == "tick":
+        return await cmd_tick(workspace, args.model)
+    if command == "chat":
+        return await cmd_chat(workspace, args.model)
+    raise TicError(f"unknown command {command}")
+
+
+def run_desktop(args: argparse.Namespace) -> int:
+    print(
+        "The desktop app is not built yet; use `tic chat` for a terminal chat "
+        "(`tic --help` lists the commands)."
+    )
+    return 0
+
+
+def cmd_ingest(workspace: Workspace, file: Path) -> int:
+    from engine.store.db import close_database, open_database
+    from engine.tic import ingest
+
+    events = read_events(file)
+    open_database(workspace.db_path)
+    try:
+        added = ingest(events)
+    finally:
+        close_database()
+    print(f"{added} new event(s) added, {len(events) - added} already known")
+    return 0
+
+
+def _engine(workspace: Workspace, model_path: str | None) -> Any:
+    from engine.core import Engine, load_model
+
+    settings = Settings.load(workspace.settings_file)
+    return Engine(workspace, settings, load_model(workspace, settings, model_path))
+
+
+def _printer(stream_tokens: bool) -> Any:
+    def show(event: Any) -> None:
+        if isinstance(event, ReplyStarted) and stream_tokens:
+            label = "assistant" if event.kind == "user" else "assistant (notification)"
+            print(f"\n{label}: ", end="", flush=True)
+        elif isinstance(event, ReplyToken) and stream_tokens:
+            print(event.text, end="", flush=True)
+        elif isinstance(event, ReplyFinished):
+            if stream_tokens:
+                print()
+            else:
+                print(f"assistant: {event.text}")
+        elif isinstance(event, TurnFailed):
+            print(f"\n[{event.kind} turn failed: {event.error}]", file=sys.stderr)
+
+    return show
+
+
+async def cmd_tick(workspace: Workspace, model_path: str | None) -> int:
+    engine = _engine(workspace, model_path)
+    engine.bus.subscribe(_printer(stream_tokens=False))
+    try:
+        await engine.start(schedule=False)
+        result = await engine.tic.tick()
+        await engine.hub.drain()
+    finally:
+        await engine.stop()
+    print(
+        f"TIC checked {result.events} event(s), notified {result.notified}"
+        + (f", failed: {result.error}" if result.error else "")
+    )
+    return 1 if result.error else 0
+
+
+async def cmd_chat(workspace: Workspace, model_path: str | None) -> int:
+    engine = _engine(workspace, model_path)
+    engine.bus.subscribe(_printer(stream_tokens=True))
+    loop = asyncio.get_running_loop()
+    await engine.start(schedule=True)
+    print("TIC chat: type a message; /tick checks now, /quit leaves.")
+    try:
+        while True:
+            try:
+                line = await loop.run_in_executor(None, input, "> ")
+            except EOFError:
+                break
+            text = line.strip()
+            if not text:
+                continue
+            if text in ("/quit", "/exit"):
+                break
+            if text == "/tick":
+                result = await engine.tic.tick()
+                print(f"checked {result.events} event(s), notified {result.notified}")
+                continue
+            try:
+                await engine.hub.send(text)
+            except TicError as exc:
+                print(f"tic: error: {exc}", file=sys.stderr)
+    finally:
+        await engine.stop()
+    return 0
+
+
+def cmd_history(workspace: Workspace, *, as_json: bool, limit: int) -> int:
+    from engine.history import history_rows
+    from engine.store.db import close_database, open_database
+
+    open_database(workspace.db_path)
+    try:
+        rows = history_rows(limit)
+    finally:
+        close_database()
+    for row in rows:
+        if as_json:
+            print(json.dumps(row, ensure_ascii=False))
+            continue
+        when = row["created_at"][:16].replace("T", " ")
+        tag = " (synthetic)" if row["is_synthetic"] else ""
+        print(f"[{when}] {row['role']}{tag}: {row['content']}".rstrip())
+        if row["reasoning_content"]:
+            print(f"    reasoning: {row['reasoning_content']}")
+        for call in row["tool_calls"]:
+            print(
+                f"    tool {call['name']}({json.dumps(call['arguments'])}) "
+                f"[{call['status']}] -> {call['result']}"
+            )
+        for why in row.get("why", []):
+            print(
+                f"    why: {why.get('reason')}"
+                + (f" (rule: {why['rule']})" if why.get("rule") else "")
+            )
+    return 0
+
+
+async def cmd_triage(args: argparse.Namespace) -> int:
+    from engine.core import load_model
+    from engine.triage import TriageDecider
+
+    try:
+        rules_text = args.rules.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{args.rules}: cannot read ({exc})") from None
+    events = read_events(args.events)
+    now = utcnow()
+    if args.now:
+        try:
+            now = datetime.fromisoformat(args.now)
+        except ValueError:
+            raise InputError(f"--now {args.now!r} is not ISO-8601") from None
+        if now.tzinfo is None:
+            raise InputError("--now needs a UTC offset, e.g. 2026-11-10T08:00:00+00:00")
+    workspace = Workspace(args.home or default_home())
+    settings = Settings.load(workspace.settings_file)
+    model = load_model(workspace, settings, args.model)
+    try:
+        decider = TriageDecider(model, workspace)
+        for decision in await decider.decide(events, now, rules_text=rules_text):
+            print(decision.to_json(), flush=True)
+    finally:
+        await model.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""Wiring: one Engine owns the store, the model, the tools, ChatHub, TIC and the jobs.
+Whoever owns the event loop (CLI, tray app, tests) creates it, starts it and stops it."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from engine.agents import load_agent
+from engine.bus import EventBus
+from engine.chathub import ChatHub
+from engine.clock import utcnow
+from engine.jobs import JobScheduler
+from engine.llm.base import LanguageModel
+from engine.llm.llama import LlamaCppModel
+from engine.llm.select import resolve_model_path
+from engine.runner import AgentLoop, MemoryTranscript
+from engine.settings import Settings
+from engine.store.db import close_database, open_database
+from engine.tic import TicRunner, recover_events
+from engine.tools.builtin import build_registry
+from engine.triage import TriageDecider
+from engine.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+
+def load_model(
+    workspace: Workspace, settings: Settings, explicit: str | Path | None
+) -> LanguageModel:
+    """The configured GGUF on llama.cpp; raises ModelError with one clear line."""
+    path = resolve_model_path(explicit, settings, workspace)
+    return LlamaCppModel(path, context_size=settings.context_size, threads=settings.model_threads)
+
+
+@dataclass
+class Engine:
+    workspace: Workspace
+    settings: Settings
+    model: LanguageModel
+    clock: Callable[[], datetime] = utcnow
+    bus: EventBus = field(default_factory=EventBus)
+    retry_delays: tuple[float, ...] = (5.0, 30.0)
+
+    def __post_init__(self) -> None:
+        self.db = open_database(self.workspace.db_path)
+        self.jobs = JobScheduler(self._notify_from_job, self._run_task, clock=self.clock)
+        self.registry = build_registry(self.jobs)
+        self.loop = AgentLoop(
+            self.model,
+            self.registry,
+            self.workspace,
+            max_steps=self.settings.max_tool_steps,
+            clock=self.clock,
+        )
+        self.hub = ChatHub(self.loop, self.bus, clock=self.clock, retry_delays=self.retry_delays)
+        self.decider = TriageDecider(self.model, self.workspace)
+        self.tic = TicRunner(
+            self.decider,
+            self.registry,
+            self.hub.notify,
+            self.bus,
+            batch_size=self.settings.batch_size,
+            max_attempts=self.settings.max_event_attempts,
+            clock=self.clock,
+        )
+        self._started = False
+
+    async def _notify_from_job(self, payload: dict) -> object:
+        return await self.hub.notify(payload, reason="a scheduled job you set up is due")
+
+    async def _run_task(self, task: str) -> str:
+        definition = load_agent(self.workspace.agents_dir, "main")
+        return await self.loop.run(definition, MemoryTranscript(task), depth=1, read_only=True)
+
+    async def start(self, *, schedule: bool = True) -> None:
+        """Recover whatever a crash interrupted, then start delivery (and the schedules)."""
+        recovered = recover_events()
+        if recovered:
+            log.info("%d event(s) interrupted by a crash will be retried", recovered)
+        self.hub.start()
+        if schedule:
+            self.jobs.start()
+            self.tic.start(self.settings.tick_interval_minutes)
+        self._started = True
+
+    async def stop(self) -> None:
+        await self.tic.stop()
+        await self.jobs.stop()
+        await self.hub.stop()
+        await self.model.close()
+        close_database()
+        self._started = False

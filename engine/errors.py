@@ -1,0 +1,25 @@
+"""Errors the user may see. Each carries a one-line message fit for a terminal or a tooltip."""
+
+
+class TicError(Exception):
+    """Base for errors reported to the user as one clear line, never as a traceback."""
+
+
+class ModelError(TicError):
+    """The model file is missing, unreadable, not a GGUF, or failed while generating."""
+
+
+class ModelCallsForbidden(TicError):
+    """A real model was used while real model calls are switched off (unit tests)."""
+
+
+class InputError(TicError):
+    """An input file (events, rules) could not be read; the message names file and line."""
+
+
+class ToolError(TicError):
+    """A tool refused or failed; the message is returned to the agent as the tool's result."""
+
+
+class StoreError(TicError):
+    """The database could not be opened or migrated."""

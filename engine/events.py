@@ -1,0 +1,147 @@
+"""The canonical event (``shared/triage-dev/README.md``) and JSON Lines reading.
+
+Every source normalises what it reads into :class:`Event`. Unknown extra fields are ignored
+and missing optional fields are empty.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from engine.errors import InputError
+
+Source = Literal["email", "whatsapp", "calendar", "cron"]
+
+
+class _Lenient(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class Person(_Lenient):
+    name: str | None = None
+    address: str | None = None
+
+    def display(self) -> str:
+        if self.name and self.address:
+            return f"{self.name} <{self.address}>"
+        return self.name or self.address or "unknown"
+
+
+class Chat(_Lenient):
+    id: str | None = None
+    name: str | None = None
+    is_group: bool = False
+
+
+class CalendarInfo(_Lenient):
+    start: datetime | None = None
+    end: datetime | None = None
+    created: datetime | None = None
+    updated: datetime | None = None
+    recurring: bool = False
+    recurrence: list[str] = Field(default_factory=list)
+    status: str | None = None
+    organizer: Person | None = None
+    attendees: list[dict[str, Any]] = Field(default_factory=list)
+    location: str | None = None
+    previous_start: datetime | None = None
+
+
+class Event(_Lenient):
+    id: str = Field(min_length=1)
+    source: Source
+    event_type: str = Field(min_length=1)
+    time: datetime
+    sender: Person | None = None
+    subject: str | None = None
+    text: str = ""
+    chat: Chat | None = None
+    mentions_me: bool = False
+    labels: list[str] = Field(default_factory=list)
+    headers: dict[str, str] = Field(default_factory=dict)
+    calendar: CalendarInfo | None = None
+    refs: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("text", mode="before")
+    @classmethod
+    def _none_text(cls, v: Any) -> Any:
+        return "" if v is None else v
+
+    @field_validator("labels", mode="before")
+    @classmethod
+    def _none_list(cls, v: Any) -> Any:
+        return [] if v is None else v
+
+    @field_validator("headers", "refs", mode="before")
+    @classmethod
+    def _none_dict(cls, v: Any) -> Any:
+        return {} if v is None else v
+
+    @field_validator("time")
+    @classmethod
+    def _aware(cls, v: datetime) -> datetime:
+        if v.tzinfo is None:
+            raise ValueError("time needs a UTC offset, e.g. 2026-11-10T07:01:00+00:00")
+        return v
+
+    def to_json(self) -> str:
+        return self.model_dump_json(exclude_none=False)
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err.get("loc", ())) or "event"
+    return f"{where}: {err.get('msg', 'invalid')}"
+
+
+def parse_event(obj: Any) -> Event:
+    """Validate one decoded JSON object as an event; raises ValueError with a short reason."""
+    if not isinstance(obj, dict):
+        raise ValueError("expected a JSON object")
+    try:
+        return Event.model_validate(obj)
+    except ValidationError as exc:
+        raise ValueError(_first_error(exc)) from None
+
+
+def read_jsonl(path: Path) -> list[tuple[int, Any]]:
+    """Decode every non-blank line of a JSON Lines file: ``[(line_number, object), ...]``.
+
+    Raises InputError naming the file and line of the first undecodable line.
+    """
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputError(f"{path}:{line}: not valid UTF-8") from None
+    out: list[tuple[int, Any]] = []
+    # Split on \n only: str.splitlines() also splits on U+2028/U+2029/U+0085, which JSON
+    # allows raw inside strings (and which editors do not count as line breaks).
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            out.append((number, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}:{number}: invalid JSON ({exc.msg})") from None
+    return out
+
+
+def read_events(path: Path) -> list[Event]:
+    """Read a whole events file; any invalid line fails the whole file (nothing half-read)."""
+    events = []
+    for number, obj in read_jsonl(path):
+        try:
+            events.append(parse_event(obj))
+        except ValueError as exc:
+            raise InputError(f"{path}:{number}: invalid event ({exc})") from None
+    return events

@@ -1,0 +1,54 @@
+"""The chat history as plain rows (for ``tic history`` and any UI)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.store.models import ChatMessage, ChatToolCall
+
+
+def history_rows(limit: int = 50, session_id: int | None = None) -> list[dict[str, Any]]:
+    query = ChatMessage.select().order_by(ChatMessage.id.desc()).limit(limit)
+    if session_id is not None:
+        query = query.where(ChatMessage.session == session_id)
+    messages = list(query)[::-1]
+    calls: dict[int, list[ChatToolCall]] = {}
+    if messages:
+        for call in (
+            ChatToolCall.select()
+            .where(ChatToolCall.message.in_([m.id for m in messages]))
+            .order_by(ChatToolCall.id)
+        ):
+            calls.setdefault(call.message_id, []).append(call)
+    rows = []
+    for m in messages:
+        meta = m.meta or {}
+        rows.append(
+            {
+                "id": m.id,
+                "session_id": m.session_id,
+                "role": m.role,
+                "content": m.content,
+                "is_synthetic": m.is_synthetic,
+                "reasoning_content": m.reasoning_content,
+                "kind": meta.get("kind"),
+                "sources": meta.get("sources", []),
+                "why": meta.get("why", []),
+                "fallback": bool(meta.get("fallback")),
+                "prompt_tokens": m.prompt_tokens,
+                "completion_tokens": m.completion_tokens,
+                "duration_ms": m.duration_ms,
+                "created_at": m.created_at.isoformat(),
+                "tool_calls": [
+                    {
+                        "name": c.name,
+                        "arguments": c.arguments,
+                        "status": c.status,
+                        "result_type": c.result_type,
+                        "result": c.result,
+                    }
+                    for c in calls.get(m.id, [])
+                ],
+            }
+        )
+    return rows

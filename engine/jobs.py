@@ -1,0 +1,168 @@
+"""Scheduled jobs: one-off and recurring reminders or agent tasks, stored in the store and
+delivered through ``notify`` (source ``cron``). A job missed while the app was closed runs
+once on start, then moves to its next occurrence."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from engine.clock import utcnow, zone
+from engine.store.models import Job
+
+log = logging.getLogger(__name__)
+
+RECURRENCES = ["none", "hourly", "daily", "weekdays", "weekly", "monthly"]
+
+NotifyFn = Callable[[dict[str, Any]], Awaitable[Any]]
+TaskFn = Callable[[str], Awaitable[str]]
+
+
+def next_occurrence(previous: datetime, recurrence: str, tz_name: str, after: datetime) -> datetime:
+    """The first occurrence of the series through ``previous`` that is later than ``after``
+    (wall-clock times kept in the job's zone across DST changes)."""
+    tz = zone(tz_name)
+    local = previous.astimezone(tz)
+    for _ in range(100_000):
+        if recurrence == "hourly":
+            # Elapsed time, not wall-clock: a DST fall-back hour must not be skipped.
+            local = (local.astimezone(UTC) + timedelta(hours=1)).astimezone(tz)
+        elif recurrence == "daily":
+            local = local + timedelta(days=1)
+        elif recurrence == "weekdays":
+            local = local + timedelta(days=1)
+            while local.weekday() >= 5:
+                local = local + timedelta(days=1)
+        elif recurrence == "weekly":
+            local = local + timedelta(days=7)
+        elif recurrence == "monthly":
+            month = local.month % 12 + 1
+            year = local.year + (1 if month == 1 else 0)
+            day = min(local.day, 28)
+            local = local.replace(year=year, month=month, day=day)
+        else:
+            raise ValueError(f"unknown recurrence {recurrence!r}")
+        local = local.replace(tzinfo=tz)
+        # Compare instants: same-zone comparison ignores fold (the repeated DST hour).
+        if local.astimezone(UTC) > after.astimezone(UTC):
+            return local
+    raise ValueError("recurrence does not advance")
+
+
+def describe(job: Job) -> dict[str, Any]:
+    return {
+        "job_id": job.id,
+        "kind": job.kind,
+        "text": job.text,
+        "next_run": job.next_run_at.astimezone(zone(job.timezone)).isoformat(timespec="minutes")
+        if job.next_run_at
+        else None,
+        "repeat": job.recurrence,
+        "status": job.status,
+    }
+
+
+class JobScheduler:
+    """Runs due jobs as background workers. ``poll_seconds`` bounds how late a job can be."""
+
+    def __init__(
+        self,
+        notify: NotifyFn,
+        run_task: TaskFn | None = None,
+        *,
+        clock: Callable[[], datetime] = utcnow,
+        poll_seconds: float = 20.0,
+    ):
+        self._notify = notify
+        self._run_task = run_task
+        self._clock = clock
+        self._poll = poll_seconds
+        self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+
+    def create(self, text: str, at: datetime, recurrence: str, kind: str, tz_name: str) -> Job:
+        if recurrence not in RECURRENCES:
+            raise ValueError(f"repeat must be one of {', '.join(RECURRENCES)}")
+        job = Job.create(
+            kind=kind, text=text, next_run_at=at, recurrence=recurrence, timezone=tz_name
+        )
+        self._wake.set()
+        return job
+
+    @staticmethod
+    def active() -> list[Job]:
+        return list(Job.select().where(Job.status == "active").order_by(Job.next_run_at))
+
+    @staticmethod
+    def cancel(job_id: int) -> bool:
+        return bool(
+            Job.update(status="cancelled")
+            .where((Job.id == job_id) & (Job.status == "active"))
+            .execute()
+        )
+
+    async def run_due(self) -> int:
+        """Deliver every due job once; returns how many ran."""
+        now = self._clock()
+        due = list(
+            Job.select()
+            .where((Job.status == "active") & (Job.next_run_at <= now))
+            .order_by(Job.next_run_at)
+        )
+        for job in due:
+            await self._fire(job, now)
+        return len(due)
+
+    async def _fire(self, job: Job, now: datetime) -> None:
+        scheduled = job.next_run_at
+        summary = f"Reminder: {job.text}"
+        if job.kind == "task" and self._run_task is not None:
+            try:
+                result = await self._run_task(job.text)
+                summary = f"Scheduled task \u201c{job.text}\u201d: {result}"[:400]
+            except Exception as exc:
+                log.exception("scheduled task %s failed", job.id)
+                summary = f"Scheduled task \u201c{job.text}\u201d could not run: {exc}"[:400]
+        await self._notify(
+            {
+                "source": "cron",
+                "event_type": f"cron.{job.kind}",
+                "summary": summary,
+                "event_time": scheduled.isoformat(),
+                "refs": {"job_id": job.id, "event_id": f"cron:{job.id}:{scheduled.isoformat()}"},
+            }
+        )
+        if job.recurrence == "none":
+            job.status = "done"
+        else:
+            job.next_run_at = next_occurrence(scheduled, job.recurrence, job.timezone, now)
+        job.last_run_at = now
+        job.save()
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._loop(), name="tic-jobs")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+            self._task = None
+
+    async def _loop(self) -> None:
+        while True:
+            try:
+                await self.run_due()
+            except Exception:
+                log.exception("scheduled jobs failed; retrying")
+            self._wake.clear()
+            try:
+                await asyncio.wait_for(self._wake.wait(), timeout=self._poll)
+            except TimeoutError:
+                pass

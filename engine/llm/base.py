@@ -1,0 +1,44 @@
+"""The model contract every backend implements, real or scripted."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+Message = dict[str, str]
+TokenCallback = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    duration_ms: int = 0
+
+
+class LanguageModel(ABC):
+    """A chat model. ``schema`` constrains the output to JSON valid against it (a grammar for
+    llama.cpp), so structured decisions and tool actions always parse, even on tiny models."""
+
+    name: str = "model"
+
+    async def load(self) -> None:  # noqa: B027 - optional hook
+        """Load weights ahead of the first call (for progress display). Optional."""
+
+    @abstractmethod
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        schema: dict[str, Any] | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        on_token: TokenCallback | None = None,
+    ) -> Completion:
+        """Generate one assistant message for ``messages``; stream text pieces to ``on_token``."""
+
+    async def close(self) -> None:  # noqa: B027 - optional hook
+        """Release the model."""

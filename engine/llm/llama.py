@@ -1,0 +1,151 @@
+"""llama-cpp-python backend. One ``Llama`` lives on one dedicated worker thread: it is loaded
+there and every call runs there (a ``Llama`` is not thread-safe, and running it on another
+thread than the one that loaded it is much slower). The asyncio loop only awaits."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from engine.errors import ModelError
+from engine.llm.base import Completion, LanguageModel, Message, TokenCallback
+from engine.llm.guard import check_allowed
+
+log = logging.getLogger(__name__)
+
+GGUF_MAGIC = b"GGUF"
+
+
+def validate_model_file(path: Path) -> Path:
+    """Fail with a one-line ModelError unless ``path`` is a readable GGUF file."""
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise ModelError(f"model file not found: {path}")
+    if not path.is_file():
+        raise ModelError(f"model path is not a file: {path}")
+    try:
+        with path.open("rb") as fh:
+            magic = fh.read(4)
+    except OSError as exc:
+        raise ModelError(f"model file unreadable: {path} ({exc.strerror or exc})") from None
+    if magic != GGUF_MAGIC:
+        raise ModelError(f"not a GGUF model file: {path}")
+    return path
+
+
+class LlamaCppModel(LanguageModel):
+    def __init__(self, path: Path, *, context_size: int = 8192, threads: int | None = None):
+        self.path = validate_model_file(path)
+        self.name = self.path.stem
+        self.context_size = context_size
+        self.threads = threads
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama")
+        self._llama: Any = None
+        self._load_lock = asyncio.Lock()
+        self._cancel = threading.Event()
+
+    def _load_sync(self) -> None:
+        if self._llama is not None:
+            return
+        try:
+            from llama_cpp import Llama
+        except ImportError as exc:
+            raise ModelError(f"llama-cpp-python is not installed ({exc})") from None
+        try:
+            self._llama = Llama(
+                model_path=str(self.path),
+                n_ctx=self.context_size,
+                n_threads=self.threads,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise ModelError(f"cannot load model {self.path.name}: {exc}") from None
+
+    async def load(self) -> None:
+        check_allowed(f"load {self.path.name}")
+        async with self._load_lock:
+            await asyncio.get_running_loop().run_in_executor(self._executor, self._load_sync)
+
+    def _generate_sync(
+        self,
+        messages: list[Message],
+        schema: dict[str, Any] | None,
+        max_tokens: int,
+        temperature: float,
+        emit: TokenCallback | None,
+    ) -> Completion:
+        self._load_sync()
+        kwargs: dict[str, Any] = {
+            "messages": messages,
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "stream": True,
+        }
+        if schema is not None:
+            kwargs["response_format"] = {"type": "json_object", "schema": schema}
+        started = time.monotonic()
+        pieces: list[str] = []
+        try:
+            for chunk in self._llama.create_chat_completion(**kwargs):
+                if self._cancel.is_set():
+                    break
+                delta = chunk["choices"][0].get("delta", {}).get("content")
+                if delta:
+                    pieces.append(delta)
+                    if emit is not None:
+                        emit(delta)
+        except ValueError as exc:
+            raise ModelError(f"model {self.path.name} failed: {exc}") from None
+        n_total = int(getattr(self._llama, "n_tokens", 0))
+        completion_tokens = len(pieces)
+        return Completion(
+            text="".join(pieces),
+            prompt_tokens=max(0, n_total - completion_tokens),
+            completion_tokens=completion_tokens,
+            duration_ms=int((time.monotonic() - started) * 1000),
+        )
+
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        schema: dict[str, Any] | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        on_token: TokenCallback | None = None,
+    ) -> Completion:
+        check_allowed(f"generate with {self.path.name}")
+        loop = asyncio.get_running_loop()
+        emit = None
+        if on_token is not None:
+            cb = on_token
+
+            def emit(piece: str) -> None:
+                loop.call_soon_threadsafe(cb, piece)
+
+        return await loop.run_in_executor(
+            self._executor,
+            self._generate_sync,
+            messages,
+            schema,
+            max_tokens,
+            temperature,
+            emit,
+        )
+
+    async def close(self) -> None:
+        self._cancel.set()
+        loop = asyncio.get_running_loop()
+
+        def _free() -> None:
+            if self._llama is not None:
+                self._llama.close()
+                self._llama = None
+
+        await loop.run_in_executor(self._executor, _free)
+        self._executor.shutdown(wait=True)

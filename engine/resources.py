@@ -1,0 +1,16 @@
+"""Locate files shipped with TIC: agent definitions and the data/ template."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def bundled_dir(name: str) -> Path:
+    """The repo's top-level ``name`` folder (source checkout, editable install) or the copy
+    bundled into the wheel under ``engine/_bundled``."""
+    bundled = _PACKAGE_DIR / "_bundled" / name
+    if bundled.is_dir():
+        return bundled
+    return _PACKAGE_DIR.parent / name

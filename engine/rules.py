@@ -1,0 +1,58 @@
+"""Reading ``data/notifications.md``: sections and their rule lines, tolerant of bullet
+styles, heading case and spacing, and extra prose. Unknown sections count as custom rules."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+ALWAYS, NEVER, CUSTOM = "always", "never", "custom"
+
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s*(.+?)\s*#*\s*$")
+_BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(.*\S)\s*$")
+
+
+@dataclass(frozen=True)
+class Rule:
+    section: str
+    text: str
+    line_number: int
+
+
+@dataclass
+class RuleSet:
+    rules: list[Rule] = field(default_factory=list)
+
+    def section(self, name: str) -> list[Rule]:
+        return [r for r in self.rules if r.section == name]
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.rules
+
+
+def classify_heading(title: str) -> str | None:
+    """Which section a heading opens; None for the document title."""
+    low = re.sub(r"[^a-z ]", " ", title.lower())
+    low = " ".join(low.split())
+    if "never" in low or "don t" in low or "do not" in low or "mute" in low or "ignore" in low:
+        return NEVER
+    if "always" in low:
+        return ALWAYS
+    if "preference" in low and "notification" in low:
+        return None
+    return CUSTOM
+
+
+def parse_rules(text: str) -> RuleSet:
+    rules: list[Rule] = []
+    section: str | None = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        heading = _HEADING.match(line)
+        if heading:
+            section = classify_heading(heading.group(1))
+            continue
+        bullet = _BULLET.match(line)
+        if bullet:
+            rules.append(Rule(section or CUSTOM, bullet.group(1), number))
+    return RuleSet(rules)

@@ -1,0 +1,38 @@
+"""User settings, persisted as ``settings.json`` in the workspace (readable and hand-editable)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError
+
+log = logging.getLogger(__name__)
+
+
+class Settings(BaseModel):
+    tick_interval_minutes: int = Field(15, ge=1, le=24 * 60)
+    batch_size: int = Field(50, ge=1, le=500)
+    max_event_attempts: int = Field(3, ge=1, le=20)
+    model_path: str | None = None
+    context_size: int = Field(8192, ge=512, le=131072)
+    model_threads: int | None = Field(None, ge=1, le=256)
+    max_tool_steps: int = Field(6, ge=1, le=20)
+
+    @classmethod
+    def load(cls, path: Path) -> Settings:
+        """Read settings; a broken file is reported and defaults are used, never a crash."""
+        if not path.exists():
+            return cls()
+        try:
+            return cls.model_validate(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, ValidationError) as exc:
+            first = str(exc).splitlines()[0]
+            log.error("settings file %s is invalid (%s); using defaults", path, first)
+            return cls()
+
+    def save(self, path: Path) -> None:
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(self.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        tmp.replace(path)

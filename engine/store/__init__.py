@@ -1,0 +1,27 @@
+"""The store: peewee models on SQLite (WAL), versioned migrations, injectable database."""
+
+from engine.store.db import close_database, database, open_database
+from engine.store.models import (
+    AgentRun,
+    ChatMessage,
+    ChatSession,
+    ChatToolCall,
+    EventRecord,
+    Job,
+    Notification,
+    SourceCursor,
+)
+
+__all__ = [
+    "AgentRun",
+    "ChatMessage",
+    "ChatSession",
+    "ChatToolCall",
+    "EventRecord",
+    "Job",
+    "Notification",
+    "SourceCursor",
+    "close_database",
+    "database",
+    "open_database",
+]

@@ -1,0 +1,66 @@
+"""Versioned schema migrations. An existing database is backed up before it is changed."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import peewee as pw
+
+from engine.store.fields import utcnow
+from engine.store.models import ALL_MODELS, SchemaVersion
+
+log = logging.getLogger(__name__)
+
+
+def _v1_initial(db: pw.Database) -> None:
+    db.create_tables(ALL_MODELS)
+
+
+MIGRATIONS: list[tuple[int, Callable[[pw.Database], None]]] = [
+    (1, _v1_initial),
+]
+
+LATEST = MIGRATIONS[-1][0]
+
+
+def current_version(db: pw.Database) -> int:
+    if not db.table_exists(SchemaVersion._meta.table_name):
+        return 0
+    row = SchemaVersion.select(pw.fn.MAX(SchemaVersion.version)).scalar()
+    return int(row or 0)
+
+
+def backup(db: pw.SqliteDatabase, path: Path, version: int) -> Path:
+    """Copy the live database (WAL included) with SQLite's online backup API."""
+    stamp = utcnow().strftime("%Y%m%dT%H%M%S")
+    dest = path.with_name(f"{path.name}.v{version}.{stamp}.bak")
+    target = sqlite3.connect(dest)
+    try:
+        db.connection().backup(target)
+    finally:
+        target.close()
+    return dest
+
+
+def migrate(db: pw.SqliteDatabase, path: Path | None) -> int:
+    """Bring the schema to LATEST; returns the version found before migrating."""
+    found = current_version(db)
+    if found > LATEST:
+        raise pw.DatabaseError(
+            f"schema version {found} is newer than this TIC ({LATEST}); upgrade TIC"
+        )
+    if found == LATEST:
+        return found
+    if found > 0 and path is not None:
+        log.info("backed up the store to %s before migrating", backup(db, path, found))
+    for version, step in MIGRATIONS:
+        if version <= found:
+            continue
+        with db.atomic():
+            step(db)
+            SchemaVersion.create(version=version)
+        log.info("store migrated to schema version %d", version)
+    return found

@@ -1,0 +1,69 @@
+"""Strict test setup: warnings are errors (pyproject), unexpected log warnings fail a test,
+and real model calls are forbidden unless a test is marked ``real_model``."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+import pytest
+
+from engine.llm.guard import allow_model_requests
+from engine.llm.scripted import ScriptedModel
+from engine.settings import Settings
+from engine.store.db import close_database, open_database
+from engine.workspace import Workspace
+
+
+@pytest.fixture(autouse=True)
+def _model_guard(request: pytest.FixtureRequest) -> Iterator[None]:
+    allow_model_requests(request.node.get_closest_marker("real_model") is not None)
+    yield
+    allow_model_requests(False)
+
+
+@pytest.fixture(autouse=True)
+def _fail_on_log_warnings(
+    request: pytest.FixtureRequest, caplog: pytest.LogCaptureFixture
+) -> Iterator[None]:
+    caplog.set_level(logging.INFO)
+    yield
+    if request.node.get_closest_marker("allow_log_warnings"):
+        return
+    bad = [r for r in caplog.get_records("call") if r.levelno >= logging.WARNING]
+    if bad:
+        lines = "\n".join(f"{r.levelname} {r.name}: {r.getMessage()}" for r in bad)
+        pytest.fail(f"unexpected log warnings:\n{lines}", pytrace=False)
+
+
+@pytest.fixture
+def workspace(tmp_path, monkeypatch) -> Workspace:
+    monkeypatch.setenv("TIC_HOME", str(tmp_path / "home"))
+    return Workspace.open(tmp_path / "home")
+
+
+@pytest.fixture
+def db(workspace: Workspace) -> Iterator[object]:
+    database = open_database(workspace.db_path)
+    yield database
+    close_database()
+
+
+@pytest.fixture
+def model() -> ScriptedModel:
+    return ScriptedModel()
+
+
+@pytest.fixture
+def settings() -> Settings:
+    return Settings()
+
+
+@pytest.fixture
+async def engine(workspace: Workspace, model: ScriptedModel, settings: Settings):
+    from engine.core import Engine
+
+    eng = Engine(workspace, settings, model, retry_delays=(0.05, 0.1))
+    await eng.start(schedule=False)
+    yield eng
+    await eng.stop()

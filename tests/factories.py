@@ -1,0 +1,54 @@
+"""Builders for test data in the canonical event format."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from engine.events import Event
+
+_ids = itertools.count(1)
+
+
+def event_dict(**overrides: Any) -> dict[str, Any]:
+    n = next(_ids)
+    base: dict[str, Any] = {
+        "id": f"gmail:test-{n}",
+        "source": "email",
+        "event_type": "email.received",
+        "time": f"2026-11-10T07:{n % 60:02d}:00+00:00",
+        "sender": {"name": "Anna Berg", "address": "anna@example.org"},
+        "subject": f"Question {n}",
+        "text": "Could you call me back today?",
+        "chat": None,
+        "mentions_me": False,
+        "labels": [],
+        "headers": {},
+        "calendar": None,
+        "refs": {"thread_id": f"t{n}"},
+    }
+    base.update(overrides)
+    return base
+
+
+def make_event(**overrides: Any) -> Event:
+    return Event.model_validate(event_dict(**overrides))
+
+
+def decision(
+    notify: bool,
+    *,
+    summary: str = "Anna Berg asked for a call back today.",
+    reason: str = "a person asks for action",
+    rule: str | None = None,
+) -> dict:
+    """A TIC decision as the model writes it (the triage schema)."""
+    return {"rule": rule, "notify": notify, "reason": reason, "summary": summary}
+
+
+def reply(text: str) -> dict:
+    return {"action": "reply", "text": text}
+
+
+def tool(name: str, **arguments: Any) -> dict:
+    return {"action": "tool", "tool": name, "arguments": arguments}

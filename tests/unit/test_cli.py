@@ -1,0 +1,95 @@
+"""The command line's behaviour on bad input: clear one-line errors, nothing half-done."""
+
+from __future__ import annotations
+
+import json
+
+from tests.cli_helpers import run_tic, write_jsonl
+from tests.factories import event_dict
+
+
+def test_help_documents_every_command(tmp_path):
+    out = run_tic("--help", home=tmp_path)
+    assert out.returncode == 0
+    for command in ("ingest", "tick", "chat", "history", "triage"):
+        assert command in out.stdout
+
+
+def test_no_arguments_says_the_desktop_app_is_not_built_yet(tmp_path):
+    out = run_tic(home=tmp_path)
+    assert out.returncode == 0
+    assert "desktop app" in out.stdout
+
+
+def test_ingest_adds_events_once(tmp_path):
+    events = write_jsonl(tmp_path / "e.jsonl", [event_dict(), event_dict()])
+    first = run_tic("ingest", str(events), home=tmp_path / "home")
+    again = run_tic("ingest", str(events), home=tmp_path / "home")
+    assert first.returncode == again.returncode == 0
+    assert first.stdout.startswith("2 new event(s) added, 0 already known")
+    assert again.stdout.startswith("0 new event(s) added, 2 already known")
+
+
+def test_ingest_reports_the_bad_line_and_imports_nothing(tmp_path):
+    bad = event_dict()
+    del bad["source"]
+    events = tmp_path / "e.jsonl"
+    events.write_text(json.dumps(event_dict()) + "\n\n" + json.dumps(bad) + "\n")
+    out = run_tic("ingest", str(events), home=tmp_path / "home")
+    assert out.returncode == 2
+    assert f"{events}:3: invalid event (source: Field required)" in out.stderr
+    assert "Traceback" not in out.stderr
+    history = run_tic("ingest", str(write_jsonl(tmp_path / "ok.jsonl", [])), home=tmp_path / "home")
+    assert history.stdout.startswith("0 new event(s) added")
+    from engine.store.db import close_database, open_database
+    from engine.store.models import EventRecord
+
+    open_database(tmp_path / "home" / "tic.db")
+    try:
+        assert EventRecord.select().count() == 0
+    finally:
+        close_database()
+
+
+def test_triage_with_unreadable_input_exits_2_naming_file_and_line(tmp_path):
+    rules = tmp_path / "rules.md"
+    rules.write_text("## Always notify\n- Emails from Anna\n")
+    events = tmp_path / "e.jsonl"
+    events.write_text(json.dumps(event_dict()) + "\n{not json\n")
+    out = run_tic("triage", "--rules", str(rules), "--events", str(events), home=tmp_path)
+    assert out.returncode == 2
+    assert f"{events}:2: invalid JSON" in out.stderr
+    missing = run_tic(
+        "triage", "--rules", str(tmp_path / "nope.md"), "--events", str(events), home=tmp_path
+    )
+    assert missing.returncode == 2
+    assert "nope.md" in missing.stderr and "Traceback" not in missing.stderr
+
+
+def test_a_missing_or_bogus_model_is_one_clear_line(tmp_path):
+    rules = tmp_path / "rules.md"
+    rules.write_text("")
+    events = write_jsonl(tmp_path / "e.jsonl", [event_dict()])
+    missing = run_tic(
+        "--model",
+        str(tmp_path / "none.gguf"),
+        "triage",
+        "--rules",
+        str(rules),
+        "--events",
+        str(events),
+        home=tmp_path,
+    )
+    assert missing.returncode == 1
+    assert missing.stderr.strip() == f"tic: error: model file not found: {tmp_path / 'none.gguf'}"
+    bogus = tmp_path / "bogus.gguf"
+    bogus.write_bytes(b"this is not a model")
+    out = run_tic("--model", str(bogus), "tick", home=tmp_path / "home")
+    assert out.returncode == 1
+    assert out.stderr.strip() == f"tic: error: not a GGUF model file: {bogus}"
+
+
+def test_history_on_a_fresh_workspace_is_empty(tmp_path):
+    out = run_tic("history", "--json", home=tmp_path / "home")
+    assert out.returncode == 0
+    assert out.stdout == ""
