@@ -33,9 +33,11 @@ from engine.bus import (
 )
 from engine.clock import utcnow
 from engine.errors import TicError
+from engine.events import Event
+from engine.feedback import never_rule_for
 from engine.runner import AgentLoop
 from engine.store.db import database
-from engine.store.models import ChatMessage, ChatSession, ChatToolCall, Notification
+from engine.store.models import ChatMessage, ChatSession, ChatToolCall, EventRecord, Notification
 from engine.tools.base import ToolContext
 from engine.tools.notify import NOTIFICATION_SCHEMA
 from engine.transcript import StoredTranscript
@@ -355,7 +357,10 @@ class ChatHub:
                 reply.id,
                 reply.content,
                 kind,
-                [dict(n.as_payload(), reason=n.reason, rule=n.rule) for n in batch],
+                [
+                    dict(n.as_payload(), reason=n.reason, rule=n.rule, sender=sender_of(n))
+                    for n in batch
+                ],
             )
         )
 
@@ -363,6 +368,70 @@ class ChatHub:
         sid = session_id if session_id is not None else self.default_session().id
         async with self._lock(sid):
             return await self._resume(sid, kind)
+
+    async def mute(self, reply_message_id: int) -> ChatMessage:
+        """ "Don't notify me about this" on a notification reply: the main agent's turn gets a
+        Never-notify rule for that kind of event, applied through ``add_notification_rule``
+        (a recurring reminder is cancelled instead), then confirms in its own words."""
+        reply = ChatMessage.get_or_none(ChatMessage.id == reply_message_id)
+        notes = list(Notification.select().where(Notification.reply_message_id == reply_message_id))
+        if reply is None or not notes:
+            raise TicError(f"message {reply_message_id} is not a notification")
+        actions: list[tuple[str, dict[str, Any]]] = []
+        for note in notes:
+            event = _event_of(note)
+            if event is not None:
+                actions.append(
+                    ("add_notification_rule", {"section": "never", "rule": never_rule_for(event)})
+                )
+            elif note.source == "cron" and note.refs.get("job_id"):
+                actions.append(("cancel_job", {"job_id": int(note.refs["job_id"])}))
+        unique = list({json.dumps(a, sort_keys=True): a for a in actions}.values())
+        about = "; ".join(n.summary for n in notes)[:300]
+        sid = reply.session_id
+        async with self._lock(sid):
+            ChatMessage.create(
+                session=sid,
+                role="user",
+                content=f"Don't notify me about this: {about}",
+                meta={"kind": "feedback", "reply_to": reply_message_id},
+            )
+            outcomes = [await self._run_tool_for_user(sid, name, args) for name, args in unique]
+            try:
+                return await self._resume(sid, "feedback")
+            except TicError as exc:
+                log.warning("confirming a muted notification failed: %s", _one_line(exc))
+                message = ChatMessage.create(
+                    session=sid,
+                    role="assistant",
+                    content="Done. " + " ".join(outcomes) if outcomes else "Noted.",
+                    meta={"kind": "feedback", "fallback": True},
+                )
+                self._publish_finished(message, "feedback", [])
+                return message
+
+    async def _run_tool_for_user(self, session_id: int, name: str, args: dict[str, Any]) -> str:
+        """Run a tool on the user's explicit request, recorded as the agent's completed call."""
+        tool = self.loop.registry.get(name)
+        ctx = ToolContext(workspace=self.loop.workspace, now=self.clock(), session_id=session_id)
+        try:
+            result, status = str(await tool.call(args, ctx)), "done"
+        except TicError as exc:
+            result, status = _one_line(exc), "failed"
+        with database.atomic():
+            msg = ChatMessage.create(
+                session=session_id, role="assistant", content="", meta={"kind": "feedback"}
+            )
+            ChatToolCall.create(
+                message=msg,
+                name=name,
+                arguments=args,
+                status=status,
+                result_type="string",
+                result=result,
+                finished_at=self.clock(),
+            )
+        return result
 
     async def send(self, text: str, session_id: int | None = None) -> ChatMessage:
         """A user turn: store the user's message, then run the main agent to its reply."""
@@ -374,6 +443,29 @@ class ChatHub:
             except TicError as exc:
                 self.bus.publish(TurnFailed(sid, "user", _one_line(exc)))
                 raise
+
+
+def sender_of(notification: Notification) -> str | None:
+    """Who the notified event came from (for toast titles), if it came from an event."""
+    if notification.event_id is None:
+        return None
+    row = (
+        EventRecord.select(
+            EventRecord.sender_name, EventRecord.sender_address, EventRecord.chat_name
+        )
+        .where(EventRecord.event_id == notification.event_id)
+        .first()
+    )
+    if row is None:
+        return None
+    return row.sender_name or row.sender_address or row.chat_name
+
+
+def _event_of(notification: Notification) -> Event | None:
+    if notification.event_id is None:
+        return None
+    row = EventRecord.get_or_none(EventRecord.event_id == notification.event_id)
+    return Event.model_validate_json(row.payload) if row is not None else None
 
 
 def _one_line(exc: BaseException) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import json
 import logging
 import sys
@@ -12,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from engine import ipc
 from engine.bus import ReplyFinished, ReplyStarted, ReplyToken, TurnFailed
 from engine.clock import utcnow
 from engine.errors import InputError, TicError
@@ -81,6 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(levelname)s %(name)s: %(message)s",
     )
     try:
+        if args.command is None:
+            return run_desktop(args)
         return asyncio.run(dispatch(args))
     except InputError as exc:
         print(f"tic: error: {exc}", file=sys.stderr)
@@ -94,13 +98,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 async def dispatch(args: argparse.Namespace) -> int:
     command = args.command
-    if command is None:
-        return run_desktop(args)
     if command == "triage":
         return await cmd_triage(args)
     workspace = Workspace.open(args.home)
     if command == "ingest":
         return cmd_ingest(workspace, args.file)
+    if command == "tick" and ipc.app_running(workspace):
+        return handover_tick(workspace)
     if command == "history":
         return cmd_history(workspace, as_json=args.json, limit=args.limit)
     if command == "tick":
@@ -111,11 +115,12 @@ async def dispatch(args: argparse.Namespace) -> int:
 
 
 def run_desktop(args: argparse.Namespace) -> int:
-    print(
-        "The desktop app is not built yet; use `tic chat` for a terminal chat "
-        "(`tic --help` lists the commands)."
-    )
-    return 0
+    """The tray app lives in the ``desktop`` package (the only Qt code), loaded on demand."""
+    try:
+        desktop_app = importlib.import_module("desktop.app")
+    except ImportError as exc:
+        raise TicError(f"the desktop app cannot start: {exc} (pip install -e .)") from None
+    return int(desktop_app.main(args.home, args.model, args.verbose))
 
 
 def cmd_ingest(workspace: Workspace, file: Path) -> int:
@@ -123,6 +128,17 @@ def cmd_ingest(workspace: Workspace, file: Path) -> int:
     from engine.tic import ingest
 
     events = read_events(file)
+    answer = ipc.request(
+        workspace, {"cmd": "ingest", "events": [e.model_dump(mode="json") for e in events]}
+    )
+    if answer is not None:  # the running app owns the store's writes
+        if not answer.get("ok"):
+            raise TicError(f"the running app refused the events: {answer.get('error')}")
+        print(
+            f"{answer['added']} new event(s) added, {answer['known']} already known "
+            "(handed to the running app)"
+        )
+        return 0
     open_database(workspace.db_path)
     try:
         added = ingest(events)
@@ -155,6 +171,22 @@ def _printer(stream_tokens: bool) -> Any:
             print(f"\n[{event.kind} turn failed: {event.error}]", file=sys.stderr)
 
     return show
+
+
+def handover_tick(workspace: Workspace) -> int:
+    """The app is running: it runs the tick, so its toasts show on the desktop."""
+    answer = ipc.request(workspace, {"cmd": "tick"})
+    if answer is None:
+        raise TicError("the running app stopped answering")
+    if answer.get("skipped"):
+        print("TIC is already checking (in the running app)")
+        return 0
+    print(
+        f"TIC checked {answer.get('events', 0)} event(s), notified {answer.get('notified', 0)}"
+        + (f", failed: {answer['error']}" if answer.get("error") else "")
+        + " (in the running app)"
+    )
+    return 0 if answer.get("ok") else 1
 
 
 async def cmd_tick(workspace: Workspace, model_path: str | None) -> int:

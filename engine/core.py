@@ -13,10 +13,12 @@ from engine.agents import load_agent
 from engine.bus import EventBus
 from engine.chathub import ChatHub
 from engine.clock import utcnow
+from engine.errors import ModelError
 from engine.jobs import JobScheduler
 from engine.llm.base import LanguageModel
 from engine.llm.llama import LlamaCppModel
 from engine.llm.select import resolve_model_path
+from engine.llm.unavailable import UnavailableModel
 from engine.runner import AgentLoop, MemoryTranscript
 from engine.settings import Settings
 from engine.store.db import close_database, open_database
@@ -34,6 +36,16 @@ def load_model(
     """The configured GGUF on llama.cpp; raises ModelError with one clear line."""
     path = resolve_model_path(explicit, settings, workspace)
     return LlamaCppModel(path, context_size=settings.context_size, threads=settings.model_threads)
+
+
+def load_model_or_stand_in(
+    workspace: Workspace, settings: Settings, explicit: str | Path | None
+) -> tuple[LanguageModel, str | None]:
+    """For the long-running app: a broken model setting must not stop it starting."""
+    try:
+        return load_model(workspace, settings, explicit), None
+    except ModelError as exc:
+        return UnavailableModel(str(exc)), str(exc)
 
 
 @dataclass
@@ -68,6 +80,13 @@ class Engine:
             clock=self.clock,
         )
         self._started = False
+
+    async def swap_model(self, model: LanguageModel) -> None:
+        """Use another model from now on (a settings change); the old one is closed."""
+        old, self.model = self.model, model
+        self.loop.model = model
+        self.decider.model = model
+        await old.close()
 
     async def _notify_from_job(self, payload: dict) -> object:
         return await self.hub.notify(payload, reason="a scheduled job you set up is due")

@@ -19,6 +19,9 @@ class Settings(BaseModel):
     context_size: int = Field(8192, ge=512, le=131072)
     model_threads: int | None = Field(None, ge=1, le=256)
     max_tool_steps: int = Field(6, ge=1, le=20)
+    quiet_hours_start: str | None = Field(None, pattern=r"^([01]\d|2[0-3]):[0-5]\d$")
+    quiet_hours_end: str | None = Field(None, pattern=r"^([01]\d|2[0-3]):[0-5]\d$")
+    start_on_login: bool = False
 
     @classmethod
     def load(cls, path: Path) -> Settings:

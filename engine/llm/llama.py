@@ -39,11 +39,20 @@ def validate_model_file(path: Path) -> Path:
 
 
 class LlamaCppModel(LanguageModel):
-    def __init__(self, path: Path, *, context_size: int = 8192, threads: int | None = None):
+    def __init__(
+        self,
+        path: Path,
+        *,
+        context_size: int = 8192,
+        threads: int | None = None,
+        repeat_penalty: float = 1.15,
+    ):
         self.path = validate_model_file(path)
         self.name = self.path.stem
         self.context_size = context_size
         self.threads = threads
+        # Small models loop on greedy decoding ("ask for help, ask for help, ...").
+        self.repeat_penalty = repeat_penalty
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama")
         self._llama: Any = None
         self._load_lock = asyncio.Lock()
@@ -84,6 +93,7 @@ class LlamaCppModel(LanguageModel):
             "messages": messages,
             "max_tokens": max_tokens,
             "temperature": temperature,
+            "repeat_penalty": self.repeat_penalty,
             "stream": True,
         }
         if schema is not None:

@@ -9,6 +9,7 @@ from engine.tools.files import EditFileTool, ReadFileTool, WriteFileTool
 from engine.tools.jobs import CancelJobTool, ListJobsTool, ScheduleJobTool
 from engine.tools.lookup import SearchEventsTool, UpcomingCalendarTool
 from engine.tools.notify import NotifyTool, ReadNotificationTool
+from engine.tools.rules import AddNotificationRuleTool
 
 
 def build_registry(jobs: JobScheduler | None = None) -> ToolRegistry:
@@ -19,6 +20,7 @@ def build_registry(jobs: JobScheduler | None = None) -> ToolRegistry:
             ReadFileTool(),
             WriteFileTool(),
             EditFileTool(),
+            AddNotificationRuleTool(),
             SearchEventsTool(),
             UpcomingCalendarTool(),
             DelegateTool(),

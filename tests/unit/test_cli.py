@@ -15,12 +15,6 @@ def test_help_documents_every_command(tmp_path):
         assert command in out.stdout
 
 
-def test_no_arguments_says_the_desktop_app_is_not_built_yet(tmp_path):
-    out = run_tic(home=tmp_path)
-    assert out.returncode == 0
-    assert "desktop app" in out.stdout
-
-
 def test_ingest_adds_events_once(tmp_path):
     events = write_jsonl(tmp_path / "e.jsonl", [event_dict(), event_dict()])
     first = run_tic("ingest", str(events), home=tmp_path / "home")

@@ -1,0 +1,1 @@
+"""TIC Desktop's Qt application: the only package that imports Qt."""

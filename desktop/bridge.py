@@ -1,0 +1,53 @@
+"""Adapts the engine's event bus to Qt signals (the engine itself never sees Qt).
+
+Each signal carries the bus event object unchanged (see ``engine.bus``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from desktop.qt import QtCore, Signal
+from engine.bus import (
+    EventBus,
+    NotificationQueued,
+    ReplyFinished,
+    ReplyStarted,
+    ReplyToken,
+    TickFinished,
+    TickStarted,
+    ToolCalled,
+    TurnFailed,
+)
+
+
+class EngineBridge(QtCore.QObject):
+    replyStarted = Signal(object)  # ReplyStarted
+    replyToken = Signal(object)  # ReplyToken
+    replyFinished = Signal(object)  # ReplyFinished
+    turnFailed = Signal(object)  # TurnFailed
+    toolCalled = Signal(object)  # ToolCalled
+    tickStarted = Signal(object)  # TickStarted
+    tickFinished = Signal(object)  # TickFinished
+    notificationQueued = Signal(object)  # NotificationQueued
+
+    def __init__(self, bus: EventBus, parent: QtCore.QObject | None = None):
+        super().__init__(parent)
+        self._routes = {
+            ReplyStarted: self.replyStarted,
+            ReplyToken: self.replyToken,
+            ReplyFinished: self.replyFinished,
+            TurnFailed: self.turnFailed,
+            ToolCalled: self.toolCalled,
+            TickStarted: self.tickStarted,
+            TickFinished: self.tickFinished,
+            NotificationQueued: self.notificationQueued,
+        }
+        self._unsubscribe = bus.subscribe(self._route)
+
+    def _route(self, event: Any) -> None:
+        signal = self._routes.get(type(event))
+        if signal is not None:
+            signal.emit(event)
+
+    def detach(self) -> None:
+        self._unsubscribe()

@@ -1,0 +1,39 @@
+"""Tray icons drawn at run time (no binary assets): one per state."""
+
+from __future__ import annotations
+
+from desktop.qt import Qt, QtCore, QtGui
+
+STATE_COLOURS = {
+    "idle": "#4f6bed",
+    "checking": "#e0a106",
+    "unread": "#4f6bed",
+    "error": "#d64545",
+    "paused": "#8a8f98",
+}
+
+
+def state_icon(state: str, size: int = 64) -> QtGui.QIcon:
+    pixmap = QtGui.QPixmap(size, size)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QtGui.QPainter(pixmap)
+    painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+    colour = QtGui.QColor(STATE_COLOURS.get(state, STATE_COLOURS["idle"]))
+    painter.setBrush(colour)
+    painter.setPen(Qt.PenStyle.NoPen)
+    margin = size * 0.08
+    painter.drawEllipse(QtCore.QRectF(margin, margin, size - 2 * margin, size - 2 * margin))
+    painter.setPen(QtGui.QColor("white"))
+    font = painter.font()
+    font.setBold(True)
+    font.setPixelSize(int(size * 0.5))
+    painter.setFont(font)
+    glyph = {"checking": "…", "error": "!", "paused": "z"}.get(state, "T")
+    painter.drawText(pixmap.rect(), Qt.AlignmentFlag.AlignCenter, glyph)
+    if state == "unread":
+        painter.setBrush(QtGui.QColor("#2fb344"))
+        painter.setPen(QtGui.QPen(QtGui.QColor("white"), size * 0.04))
+        dot = size * 0.34
+        painter.drawEllipse(QtCore.QRectF(size - dot - 1, 1, dot, dot))
+    painter.end()
+    return QtGui.QIcon(pixmap)

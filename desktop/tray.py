@@ -1,0 +1,106 @@
+"""The tray icon and its menu. It shows state (idle, checking, unread, error, paused) with a
+tooltip naming the error; clicking it opens the chat."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from desktop.icons import state_icon
+from desktop.qt import QtCore, QtGui, QtWidgets, Signal
+
+TOOLTIPS = {
+    "idle": "TIC — all quiet",
+    "checking": "TIC — checking for new messages…",
+    "unread": "TIC — you have a new notification",
+    "paused": "TIC — notifications paused",
+}
+
+
+def tomorrow_morning(now: datetime, hour: int = 8) -> datetime:
+    local = now.astimezone()
+    target = local.replace(hour=hour, minute=0, second=0, microsecond=0)
+    return target if target > local and local.hour < hour else target + timedelta(days=1)
+
+
+class TrayController(QtCore.QObject):
+    openChat = Signal()
+    checkNow = Signal()
+    pauseRequested = Signal(object)  # datetime | None (None: until resumed)
+    resumeRequested = Signal()
+    openSettings = Signal()
+    quitRequested = Signal()
+
+    def __init__(self, parent: QtCore.QObject | None = None):
+        super().__init__(parent)
+        self.available = QtWidgets.QSystemTrayIcon.isSystemTrayAvailable()
+        self.icon = QtWidgets.QSystemTrayIcon(self)
+        self.state = "idle"
+        self.error: str | None = None
+        self.paused = False
+        self.menu = QtWidgets.QMenu()
+        self._build_menu()
+        self.icon.setContextMenu(self.menu)
+        self.icon.activated.connect(self._activated)
+        self._render()
+
+    def _build_menu(self) -> None:
+        self.menu.addAction("Open chat", self.openChat.emit)
+        self.check_action = self.menu.addAction("Check now", self.checkNow.emit)
+        pause = self.menu.addMenu("Pause notifications")
+        pause.addAction("For 1 hour", lambda: self._pause(timedelta(hours=1)))
+        pause.addAction(
+            "Until tomorrow morning",
+            lambda: self.pauseRequested.emit(tomorrow_morning(datetime.now().astimezone())),
+        )
+        pause.addAction("Until I turn them back on", lambda: self.pauseRequested.emit(None))
+        pause.addSeparator()
+        self.resume_action = pause.addAction(
+            "Turn notifications back on", self.resumeRequested.emit
+        )
+        self.menu.addSeparator()
+        self.menu.addAction("Settings…", self.openSettings.emit)
+        self.menu.addSeparator()
+        self.menu.addAction("Quit", self.quitRequested.emit)
+
+    def _pause(self, delta: timedelta) -> None:
+        self.pauseRequested.emit(datetime.now().astimezone() + delta)
+
+    def _activated(self, reason: QtWidgets.QSystemTrayIcon.ActivationReason) -> None:
+        if reason in (
+            QtWidgets.QSystemTrayIcon.ActivationReason.Trigger,
+            QtWidgets.QSystemTrayIcon.ActivationReason.DoubleClick,
+        ):
+            self.openChat.emit()
+
+    def show(self) -> None:
+        if self.available:
+            self.icon.show()
+
+    def set_state(self, state: str, error: str | None = None) -> None:
+        """idle | checking | unread | error (with its one-line reason)."""
+        self.state = state
+        self.error = error if state == "error" else None
+        self._render()
+
+    def set_paused(self, paused: bool) -> None:
+        self.paused = paused
+        self._render()
+
+    def tooltip(self) -> str:
+        if self.state == "error":
+            return f"TIC — {self.error or 'something went wrong'}"
+        if self.paused and self.state == "idle":
+            return TOOLTIPS["paused"]
+        return TOOLTIPS.get(self.state, "TIC")
+
+    def _render(self) -> None:
+        shown = "paused" if self.paused and self.state == "idle" else self.state
+        self.icon.setIcon(state_icon(shown))
+        self.icon.setToolTip(self.tooltip())
+        self.resume_action.setEnabled(self.paused)
+
+    def geometry(self) -> QtCore.QRect:
+        return self.icon.geometry()
+
+    def app_icon(self) -> QtGui.QIcon:
+        return state_icon("idle")
