@@ -10,17 +10,25 @@ from pathlib import Path
 import peewee as pw
 
 from engine.store.fields import utcnow
-from engine.store.models import ALL_MODELS, SchemaVersion
+from engine.store.models import ALL_MODELS, SchemaVersion, SourceStatus
 
 log = logging.getLogger(__name__)
 
 
+V1_TABLES = [m for m in ALL_MODELS if m is not SourceStatus]
+
+
 def _v1_initial(db: pw.Database) -> None:
-    db.create_tables(ALL_MODELS)
+    db.create_tables(V1_TABLES)
+
+
+def _v2_source_status(db: pw.Database) -> None:
+    db.create_tables([SourceStatus])
 
 
 MIGRATIONS: list[tuple[int, Callable[[pw.Database], None]]] = [
     (1, _v1_initial),
+    (2, _v2_source_status),
 ]
 
 LATEST = MIGRATIONS[-1][0]

@@ -56,6 +56,21 @@ class SourceCursor(BaseModel):
         table_name = "source_cursors"
 
 
+class SourceStatus(BaseModel):
+    """Per-source health for the UI: ok, retrying, error, needs_sign_in."""
+
+    key = pw.TextField(unique=True)
+    kind = pw.TextField()
+    account = pw.TextField()
+    state = pw.TextField(default="ok")
+    last_sync_at = UtcDateTimeField(null=True)
+    last_error = pw.TextField(null=True)
+    updated_at = UtcDateTimeField(default=utcnow)
+
+    class Meta:
+        table_name = "source_status"
+
+
 class ChatSession(BaseModel):
     title = pw.TextField(default="Chat")
     created_at = UtcDateTimeField(default=utcnow)
@@ -168,6 +183,7 @@ ALL_MODELS: list[type[BaseModel]] = [
     SchemaVersion,
     EventRecord,
     SourceCursor,
+    SourceStatus,
     ChatSession,
     ChatMessage,
     ChatToolCall,

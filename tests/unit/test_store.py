@@ -50,11 +50,15 @@ def sqlite_rows(path: Path, sql: str) -> list[tuple]:
 # schema and migrations ------------------------------------------------------------------
 
 
-def test_new_database_has_schema_version_1_in_wal_mode(db_path: Path) -> None:
+ALL_VERSIONS = [v for v, _ in migrations.MIGRATIONS]
+NEXT = migrations.LATEST + 1
+
+
+def test_new_database_has_every_schema_version_in_wal_mode(db_path: Path) -> None:
     db = open_database(db_path)
 
     assert db_path.is_file()
-    assert versions() == [1]
+    assert versions() == ALL_VERSIONS
     assert db.execute_sql("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert db.execute_sql("PRAGMA foreign_keys").fetchone()[0] == 1
     for table in ("events", "notifications", "jobs", "chat_history", "source_cursors"):
@@ -68,7 +72,7 @@ def test_reopening_a_current_database_is_a_no_op(db_path: Path) -> None:
 
     open_database(db_path)
 
-    assert versions() == [1]
+    assert versions() == ALL_VERSIONS
     assert SourceCursor.get(SourceCursor.source == "gmail").value == "h-42"
     assert backups(db_path) == []
 
@@ -83,20 +87,20 @@ def test_migrating_an_older_database_backs_it_up_first(
     def v2_add_table(db: pw.Database) -> None:
         db.execute_sql("CREATE TABLE v2_extra (x INTEGER)")
 
-    monkeypatch.setattr(migrations, "MIGRATIONS", [*migrations.MIGRATIONS, (2, v2_add_table)])
-    monkeypatch.setattr(migrations, "LATEST", 2)
+    monkeypatch.setattr(migrations, "MIGRATIONS", [*migrations.MIGRATIONS, (NEXT, v2_add_table)])
+    monkeypatch.setattr(migrations, "LATEST", NEXT)
 
     db = open_database(db_path)
 
-    assert versions() == [1, 2]
+    assert versions() == [*ALL_VERSIONS, NEXT]
     assert db.table_exists("v2_extra")
     assert SourceCursor.get(SourceCursor.source == "gmail").value == "old-cursor"
 
     [bak] = backups(db_path)
     assert bak.parent == db_path.parent
-    assert bak.name.startswith("tic.db.v1.")
+    assert bak.name.startswith(f"tic.db.v{NEXT - 1}.")
     assert sqlite_rows(bak, "SELECT source, value FROM source_cursors") == [("gmail", "old-cursor")]
-    assert sqlite_rows(bak, "SELECT MAX(version) FROM schema_version") == [(1,)]
+    assert sqlite_rows(bak, "SELECT MAX(version) FROM schema_version") == [(NEXT - 1,)]
     assert sqlite_rows(bak, "SELECT name FROM sqlite_master WHERE name = 'v2_extra'") == []
 
 
@@ -110,15 +114,34 @@ def test_a_failing_migration_step_leaves_the_old_schema_and_a_backup(
         db.execute_sql("CREATE TABLE v2_half (x INTEGER)")
         db.execute_sql("THIS IS NOT SQL")
 
-    monkeypatch.setattr(migrations, "MIGRATIONS", [*migrations.MIGRATIONS, (2, v2_broken)])
-    monkeypatch.setattr(migrations, "LATEST", 2)
+    monkeypatch.setattr(migrations, "MIGRATIONS", [*migrations.MIGRATIONS, (NEXT, v2_broken)])
+    monkeypatch.setattr(migrations, "LATEST", NEXT)
 
     with pytest.raises(StoreError):
         open_database(db_path)
 
     assert len(backups(db_path)) == 1
-    assert sqlite_rows(db_path, "SELECT MAX(version) FROM schema_version") == [(1,)]
+    assert sqlite_rows(db_path, "SELECT MAX(version) FROM schema_version") == [(NEXT - 1,)]
     assert sqlite_rows(db_path, "SELECT name FROM sqlite_master WHERE name = 'v2_half'") == []
+
+
+def test_a_version_1_store_migrates_to_the_current_schema(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:1])
+    monkeypatch.setattr(migrations, "LATEST", 1)
+    open_database(db_path)
+    SourceCursor.create(source="gmail", value="h-1")
+    close_database()
+    monkeypatch.undo()
+
+    db = open_database(db_path)
+
+    assert versions() == ALL_VERSIONS
+    assert db.table_exists("source_status")
+    assert SourceCursor.get(SourceCursor.source == "gmail").value == "h-1"
+    [bak] = backups(db_path)
+    assert bak.name.startswith("tic.db.v1.")
 
 
 def test_a_database_from_a_newer_tic_is_refused(db_path: Path) -> None:
