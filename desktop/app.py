@@ -124,6 +124,7 @@ class DesktopApp(QtCore.QObject):
         b.replyFinished.connect(chat.on_reply_finished)
         b.replyFinished.connect(self._on_reply_finished)
         b.turnFailed.connect(chat.on_turn_failed)
+        b.toolCalled.connect(chat.on_tool_called)
         b.turnFailed.connect(self._on_turn_failed)
         b.tickStarted.connect(lambda _ev: tray.set_state("checking"))
         b.tickFinished.connect(self._on_tick_finished)

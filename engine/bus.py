@@ -37,6 +37,7 @@ class ReplyFinished:
     text: str
     kind: str
     notifications: list[dict[str, Any]] = field(default_factory=list)
+    fallback: bool = False  # worded by TIC itself because the model failed repeatedly
 
 
 @dataclass(frozen=True)

@@ -353,14 +353,15 @@ class ChatHub:
     def _publish_finished(self, reply: ChatMessage, kind: str, batch: list[Notification]) -> None:
         self.bus.publish(
             ReplyFinished(
-                reply.session_id,
-                reply.id,
-                reply.content,
-                kind,
-                [
+                session_id=reply.session_id,
+                message_id=reply.id,
+                text=reply.content,
+                kind=kind,
+                notifications=[
                     dict(n.as_payload(), reason=n.reason, rule=n.rule, sender=sender_of(n))
                     for n in batch
                 ],
+                fallback=bool((reply.meta or {}).get("fallback")),
             )
         )
 
@@ -440,7 +441,7 @@ class ChatHub:
             ChatMessage.create(session=sid, role="user", content=text)
             try:
                 return await self._resume(sid, "user")
-            except TicError as exc:
+            except Exception as exc:
                 self.bus.publish(TurnFailed(sid, "user", _one_line(exc)))
                 raise
 

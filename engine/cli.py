@@ -72,6 +72,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rules", type=Path, required=True, help="a notifications.md rules file")
     p.add_argument("--events", type=Path, required=True, help="events, JSON Lines")
     p.add_argument("--now", help="the tick's time, ISO-8601 with offset (default: now)")
+
+    p = sub.add_parser(
+        "eval",
+        help="measure TIC's decisions on a labelled set (the triage dev-set format)",
+        description="Prints accuracy, precision, recall, hard-rule violations and every wrong "
+        "case with its reason.",
+    )
+    p.add_argument("cases", type=Path, help="cases, JSON Lines: {rules, now, event, notify}")
+    p.add_argument(
+        "--rules-dir",
+        type=Path,
+        help="folder of rules-<id>.md files (default: the cases file's folder)",
+    )
+    p.add_argument(
+        "--min-accuracy",
+        type=float,
+        default=None,
+        help="exit 1 when accuracy (0-1) is below this, or any hard rule is broken",
+    )
     return parser
 
 
@@ -100,6 +119,8 @@ async def dispatch(args: argparse.Namespace) -> int:
     command = args.command
     if command == "triage":
         return await cmd_triage(args)
+    if command == "eval":
+        return await cmd_eval(args)
     workspace = Workspace.open(args.home)
     if command == "ingest":
         return cmd_ingest(workspace, args.file)
@@ -292,6 +313,27 @@ async def cmd_triage(args: argparse.Namespace) -> int:
             print(decision.to_json(), flush=True)
     finally:
         await model.close()
+    return 0
+
+
+async def cmd_eval(args: argparse.Namespace) -> int:
+    from engine.core import load_model
+    from engine.evaluate import evaluate, read_cases
+    from engine.triage import TriageDecider
+
+    cases = read_cases(args.cases)
+    rules_dir = args.rules_dir or args.cases.parent
+    workspace = Workspace(args.home or default_home())
+    model = load_model(workspace, Settings.load(workspace.settings_file), args.model)
+    try:
+        report = await evaluate(cases, rules_dir, TriageDecider(model, workspace))
+    finally:
+        await model.close()
+    print("\n".join(report.lines()))
+    if args.min_accuracy is not None and (
+        report.accuracy < args.min_accuracy or report.never_violations or report.always_violations
+    ):
+        return 1
     return 0
 
 

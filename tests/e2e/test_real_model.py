@@ -10,7 +10,7 @@ import pytest
 
 from engine.llm.llama import LlamaCppModel
 from engine.llm.select import default_model_path
-from engine.triage import decision_schema
+from engine.triage import rule_choice_schema
 from tests.cli_helpers import SHARED, run_tic, write_jsonl
 
 pytestmark = pytest.mark.real_model
@@ -99,7 +99,7 @@ async def test_rule_with_quotes_and_backslashes_builds_a_grammar():
         lines = [grammar_safe('WhatsApp from my husband (saved as "Marco") \\ ok')]
         out = await model.complete(
             [{"role": "user", "content": "Decide about an email from Marco."}],
-            schema=decision_schema(lines),
+            schema=rule_choice_schema(lines),
             max_tokens=120,
         )
         json.loads(out.text)

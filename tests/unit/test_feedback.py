@@ -9,7 +9,7 @@ from engine.rules import ALWAYS, CUSTOM, NEVER, parse_rules
 from engine.rulesfile import add_rule
 from engine.store.models import ChatMessage, ChatToolCall, Job
 from engine.tic import ingest
-from tests.factories import decision, make_event, reply
+from tests.factories import make_event, reply
 
 
 def test_add_rule_goes_under_the_right_section_and_keeps_the_rest(tmp_path):
@@ -67,9 +67,10 @@ def test_never_rule_names_what_identifies_the_event():
 
 
 async def test_mute_adds_a_never_rule_and_the_agent_confirms(engine, model, workspace):
+    workspace.rules_file.write_text("## Always notify\n- Emails from Shop\n\n## Never notify\n")
     event = make_event(sender={"name": "Shop", "address": "news@shop.example"})
     ingest([event])
-    model.add(decision(True, summary="Shop sent a sale announcement."), reply("Shop has a sale."))
+    model.add(reply("Shop has a sale."))
     await engine.tic.tick()
     await engine.hub.drain(timeout=5)
     answer = ChatMessage.select().where(ChatMessage.content != "").get()

@@ -134,8 +134,8 @@ def _string_bounds(schema: object) -> list[int | None]:
 def test_every_string_a_model_writes_is_bounded_for_the_grammar(engine):
     from engine.actions import action_schema
     from engine.tools.base import MAX_STRING
-    from engine.triage import decision_schema
+    from engine.triage import rule_choice_schema
 
-    schemas = [action_schema(engine.registry.tools_for(None, depth=0)), decision_schema(["a rule"])]
+    schemas = [action_schema(engine.registry.tools_for(None, depth=0)), rule_choice_schema(["a rule"])]
     bounds = [b for s in schemas for b in _string_bounds(s)]
     assert bounds and all(b is not None and b <= MAX_STRING for b in bounds)

@@ -1,0 +1,465 @@
+"""The Settings dialog: General, Model, Notifications and Accounts pages.
+
+It edits a copy of :class:`engine.settings.Settings` and never blocks on I/O: the model file
+is checked on a worker thread, when it is chosen and again when OK is pressed; OK is refused
+while the model file or the quiet hours are invalid. Applying the result (saving it, writing
+the autostart entry, reloading the model) is the caller's job, on ``settingsAccepted``.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from desktop.autostart import unsupported_reason
+from desktop.qt import Qt, QtCore, QtGui, QtWidgets, Signal, Slot
+from engine.errors import ModelError
+from engine.llm.llama import validate_model_file
+from engine.settings import Settings
+
+ERROR_COLOR = "#c62828"
+OK_COLOR = "#2e7d32"
+TIME_FORMAT = "HH:mm"
+DEFAULT_QUIET_START = "22:00"
+DEFAULT_QUIET_END = "07:00"
+ACCOUNTS_PLACEHOLDER = "Connect Google, IMAP and WhatsApp accounts here (coming soon)"
+
+
+def _wrapping_label(text: str = "") -> QtWidgets.QLabel:
+    """A word-wrapping label that takes the full width of its form row."""
+    label = QtWidgets.QLabel(text)
+    policy = QtWidgets.QSizePolicy(
+        QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Preferred
+    )
+    policy.setHeightForWidth(True)
+    label.setSizePolicy(policy)
+    label.setWordWrap(True)
+    return label
+
+
+def _hint(text: str = "") -> QtWidgets.QLabel:
+    """A muted, wrapping explanation under a control."""
+    label = _wrapping_label(text)
+    palette = label.palette()
+    muted = palette.color(QtGui.QPalette.ColorRole.PlaceholderText)
+    palette.setColor(QtGui.QPalette.ColorRole.WindowText, muted)
+    label.setPalette(palette)
+    return label
+
+
+def _message_label() -> QtWidgets.QLabel:
+    """An inline status line (errors in red); hidden while empty."""
+    label = _wrapping_label()
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.hide()
+    return label
+
+
+def _show_message(label: QtWidgets.QLabel, text: str, color: str | None = None) -> None:
+    label.setText(text)
+    label.setStyleSheet(f"color: {color};" if color else "")
+    label.setVisible(bool(text))
+
+
+class _Form(QtWidgets.QGridLayout):
+    """Label/field rows like QFormLayout, whose rows ignore height-for-width: in this grid
+    a word-wrapped label gets the height its text needs at the width it is given."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setHorizontalSpacing(12)
+        self.setVerticalSpacing(8)
+        self.setColumnStretch(1, 1)
+
+    def add_row(self, label: str, field: QtWidgets.QWidget | QtWidgets.QLayout) -> None:
+        row = self.rowCount()
+        if label:
+            caption = QtWidgets.QLabel(label)
+            self.addWidget(caption, row, 0, Qt.AlignmentFlag.AlignRight)
+            if isinstance(field, QtWidgets.QWidget):
+                caption.setBuddy(field)
+        if isinstance(field, QtWidgets.QLayout):
+            self.addLayout(field, row, 1)
+        else:
+            self.addWidget(field, row, 1)
+
+
+def _page(*parts: QtWidgets.QLayout | QtWidgets.QWidget) -> QtWidgets.QVBoxLayout:
+    layout = QtWidgets.QVBoxLayout()
+    layout.setContentsMargins(16, 16, 16, 16)
+    layout.setSpacing(8)
+    for part in parts:
+        if isinstance(part, _Form):
+            part.setRowStretch(part.rowCount(), 1)  # spare height below the last row
+        if isinstance(part, QtWidgets.QLayout):
+            layout.addLayout(part)
+        else:
+            layout.addWidget(part)
+    layout.addStretch(1)
+    return layout
+
+
+class GeneralPage(QtWidgets.QWidget):
+    def __init__(self, settings: Settings, parent: QtWidgets.QWidget | None = None):
+        super().__init__(parent)
+        self.tick_interval = QtWidgets.QSpinBox()
+        self.tick_interval.setRange(1, 24 * 60)
+        self.tick_interval.setSuffix(" min")
+        self.tick_interval.setValue(settings.tick_interval_minutes)
+        self.tick_interval.setMaximumWidth(120)
+
+        self.start_on_login = QtWidgets.QCheckBox("Start TIC Desktop when I log in")
+        self.start_on_login.setChecked(settings.start_on_login)
+
+        form = _Form()
+        form.add_row("Check for news every:", self.tick_interval)
+        form.add_row("", _hint("TIC reads new mail, messages and events this often."))
+        form.add_row("Startup:", self.start_on_login)
+        reason = unsupported_reason()
+        if reason is not None:
+            self.start_on_login.setEnabled(False)
+            self.start_on_login.setToolTip(reason)
+            form.add_row("", _hint(reason))
+        self.setLayout(_page(form))
+
+    def values(self) -> dict[str, Any]:
+        return {
+            "tick_interval_minutes": self.tick_interval.value(),
+            "start_on_login": self.start_on_login.isChecked(),
+        }
+
+
+class ModelPage(QtWidgets.QWidget):
+    """The model file: chosen, typed, or left empty for the default; checked off-thread."""
+
+    changed = Signal()  # the path changed: any earlier check result is void
+    checked = Signal(object)  # str | None: the latest check's error, None when valid
+    _checkDone = Signal(int, object)  # generation, error (emitted from the worker thread)
+
+    def __init__(
+        self,
+        settings: Settings,
+        parent: QtWidgets.QWidget | None = None,
+        models_dir: Path | None = None,
+    ):
+        super().__init__(parent)
+        self._models_dir = models_dir
+        self._generation = 0
+        self._state = "unchecked"  # unchecked | checking | valid | invalid
+        self._checkDone.connect(self._on_check_done, Qt.ConnectionType.QueuedConnection)
+
+        self.path_edit = QtWidgets.QLineEdit(settings.model_path or "")
+        self.path_edit.setPlaceholderText("Default model")
+        self.path_edit.setClearButtonEnabled(True)
+        self.path_edit.setToolTip(self.path_edit.text())
+        self.path_edit.textEdited.connect(self._on_edited)
+        self.path_edit.editingFinished.connect(self._on_editing_finished)
+        self.choose_button = QtWidgets.QPushButton("Choose…")
+        self.choose_button.clicked.connect(self._choose)
+        self.embedded_button = QtWidgets.QPushButton("Use the embedded default")
+        self.embedded_button.clicked.connect(self.use_embedded)
+        self.message = _message_label()
+
+        path_row = QtWidgets.QHBoxLayout()
+        path_row.setSpacing(6)
+        path_row.addWidget(self.path_edit, 1)
+        path_row.addWidget(self.choose_button)
+        default_row = QtWidgets.QHBoxLayout()
+        default_row.addWidget(self.embedded_button)
+        default_row.addStretch(1)
+
+        form = _Form()
+        form.add_row("Model file:", path_row)
+        form.add_row("", self.message)
+        form.add_row("", default_row)
+        form.add_row(
+            "",
+            _hint(
+                "A local GGUF model run by llama.cpp. When empty, TIC uses the first .gguf "
+                "file in the workspace's models folder, else the embedded SmolLM2-135M model."
+            ),
+        )
+        self.setLayout(_page(form))
+        if self.path() is not None:
+            self.check()
+
+    @property
+    def state(self) -> str:
+        return self._state
+
+    def path(self) -> str | None:
+        text = self.path_edit.text().strip()
+        return text or None
+
+    def set_path(self, path: str | Path) -> None:
+        """Show ``path`` and check it."""
+        self.path_edit.setText(str(path))
+        self._on_edited()
+        self.check()
+
+    @Slot()
+    def use_embedded(self) -> None:
+        self.path_edit.clear()
+        self._on_edited()
+        self.check()
+
+    def check(self) -> None:
+        """Check the current path on a worker thread; ``checked`` reports the result."""
+        self._generation += 1
+        path = self.path()
+        if path is None:
+            self._finish(None)
+            return
+        self._state = "checking"
+        _show_message(self.message, "Checking the model file…")
+        generation = self._generation
+        threading.Thread(
+            target=self._check_in_worker, args=(generation, path), daemon=True, name="model-check"
+        ).start()
+
+    def _check_in_worker(self, generation: int, path: str) -> None:
+        try:
+            validate_model_file(Path(path))
+            error: str | None = None
+        except ModelError as exc:
+            error = str(exc)
+        except Exception as exc:  # a worker must always report back
+            error = f"cannot check the model file: {exc}"
+        try:
+            self._checkDone.emit(generation, error)
+        except RuntimeError:  # the dialog is gone
+            pass
+
+    @Slot(int, object)
+    def _on_check_done(self, generation: int, error: str | None) -> None:
+        if generation == self._generation:
+            self._finish(error)
+
+    def _finish(self, error: str | None) -> None:
+        if error is None:
+            self._state = "valid"
+            text = "" if self.path() is None else "✓ GGUF model file"
+            _show_message(self.message, text, OK_COLOR)
+        else:
+            self._state = "invalid"
+            _show_message(self.message, error, ERROR_COLOR)
+        self.checked.emit(error)
+
+    @Slot()
+    def _on_edited(self) -> None:
+        self.path_edit.setToolTip(self.path_edit.text())
+        self._generation += 1  # a check still running is for an older path
+        self._state = "unchecked"
+        _show_message(self.message, "")
+        self.changed.emit()
+
+    @Slot()
+    def _on_editing_finished(self) -> None:
+        if self._state == "unchecked":
+            self.check()
+
+    @Slot()
+    def _choose(self) -> None:
+        current = self.path()
+        start = str(Path(current).expanduser().parent) if current else str(self._models_dir or "")
+        chosen, _ = QtWidgets.QFileDialog.getOpenFileName(
+            self, "Choose a GGUF model", start, "GGUF models (*.gguf);;All files (*)"
+        )
+        if chosen:
+            self.set_path(chosen)
+
+    def values(self) -> dict[str, Any]:
+        return {"model_path": self.path()}
+
+
+class NotificationsPage(QtWidgets.QWidget):
+    changed = Signal()
+
+    def __init__(self, settings: Settings, parent: QtWidgets.QWidget | None = None):
+        super().__init__(parent)
+        start, end = settings.quiet_hours_start, settings.quiet_hours_end
+        self.quiet_enabled = QtWidgets.QCheckBox("Mute notifications during quiet hours")
+        self.quiet_enabled.setChecked(start is not None and end is not None)
+        self.quiet_from = self._time_edit(start or DEFAULT_QUIET_START)
+        self.quiet_to = self._time_edit(end or DEFAULT_QUIET_END)
+        self.summary = _hint()
+        self.message = _message_label()
+
+        form = _Form()
+        form.add_row("Quiet hours:", self.quiet_enabled)
+        form.add_row("From:", self.quiet_from)
+        form.add_row("To:", self.quiet_to)
+        form.add_row("", self.summary)
+        form.add_row("", self.message)
+        self.setLayout(_page(form))
+
+        self.quiet_enabled.toggled.connect(self._refresh)
+        self.quiet_from.timeChanged.connect(self._refresh)
+        self.quiet_to.timeChanged.connect(self._refresh)
+        self._refresh()
+
+    @staticmethod
+    def _time_edit(hhmm: str) -> QtWidgets.QTimeEdit:
+        edit = QtWidgets.QTimeEdit(QtCore.QTime.fromString(hhmm, TIME_FORMAT))
+        edit.setDisplayFormat(TIME_FORMAT)
+        edit.setWrapping(True)
+        edit.setMaximumWidth(120)
+        return edit
+
+    def is_valid(self) -> bool:
+        return not self.quiet_enabled.isChecked() or self.quiet_from.time() != self.quiet_to.time()
+
+    @Slot()
+    def _refresh(self) -> None:
+        enabled = self.quiet_enabled.isChecked()
+        self.quiet_from.setEnabled(enabled)
+        self.quiet_to.setEnabled(enabled)
+        start, end = self.quiet_from.time(), self.quiet_to.time()
+        a, b = start.toString(TIME_FORMAT), end.toString(TIME_FORMAT)
+        if not enabled:
+            self.summary.setText("Notifications can arrive at any time.")
+        elif end == start:
+            self.summary.setText("")
+        elif end < start:
+            self.summary.setText(f"Quiet from {a} until {b} the next morning.")
+        else:
+            self.summary.setText(f"Quiet from {a} until {b}.")
+        self.summary.setVisible(bool(self.summary.text()))
+        error = "" if self.is_valid() else "“From” and “To” must differ."
+        _show_message(self.message, error, ERROR_COLOR)
+        self.changed.emit()
+
+    def values(self) -> dict[str, Any]:
+        if not self.quiet_enabled.isChecked():
+            return {"quiet_hours_start": None, "quiet_hours_end": None}
+        return {
+            "quiet_hours_start": self.quiet_from.time().toString(TIME_FORMAT),
+            "quiet_hours_end": self.quiet_to.time().toString(TIME_FORMAT),
+        }
+
+
+def _accounts_placeholder() -> QtWidgets.QWidget:
+    page = QtWidgets.QWidget()
+    label = _hint(ACCOUNTS_PLACEHOLDER)
+    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    layout = QtWidgets.QVBoxLayout(page)
+    layout.addStretch(1)
+    layout.addWidget(label)
+    layout.addStretch(1)
+    return page
+
+
+class SettingsDialog(QtWidgets.QDialog):
+    settingsAccepted = Signal(object)  # Settings: the edited copy, emitted on OK
+
+    def __init__(
+        self,
+        settings: Settings,
+        parent: QtWidgets.QWidget | None = None,
+        accounts_page: QtWidgets.QWidget | None = None,
+        *,
+        models_dir: Path | None = None,
+    ):
+        super().__init__(parent)
+        self.setWindowTitle("TIC Desktop Settings")
+        self._settings = settings
+        self._accept_after_check = False
+
+        self.general_page = GeneralPage(settings)
+        self.model_page = ModelPage(settings, models_dir=models_dir)
+        self.notifications_page = NotificationsPage(settings)
+        self.accounts_page = accounts_page or _accounts_placeholder()
+
+        self.tabs = QtWidgets.QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.general_page, "General")
+        self.tabs.addTab(self.model_page, "Model")
+        self.tabs.addTab(self.notifications_page, "Notifications")
+        self.tabs.addTab(self.accounts_page, "Accounts")
+
+        self.buttons = QtWidgets.QDialogButtonBox(
+            QtWidgets.QDialogButtonBox.StandardButton.Ok
+            | QtWidgets.QDialogButtonBox.StandardButton.Cancel
+        )
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(12, 12, 12, 12)
+        layout.setSpacing(12)
+        layout.addWidget(self.tabs)
+        layout.addWidget(self.buttons)
+        self.setMinimumSize(560, 340)
+
+        self.model_page.changed.connect(self._on_model_changed)
+        self.model_page.checked.connect(self._on_model_checked)
+        self.notifications_page.changed.connect(self._update_ok)
+        self._update_ok()
+
+    @property
+    def ok_button(self) -> QtWidgets.QPushButton:
+        return self.buttons.button(QtWidgets.QDialogButtonBox.StandardButton.Ok)
+
+    def result_settings(self) -> Settings:
+        """A new Settings with the dialog's values (the one passed in is left untouched)."""
+        update = {
+            **self.general_page.values(),
+            **self.model_page.values(),
+            **self.notifications_page.values(),
+        }
+        return self._settings.model_copy(update=update)
+
+    @Slot()
+    def accept(self) -> None:
+        """Check the model file again (off-thread), then accept only if all is valid."""
+        if not self.notifications_page.is_valid():
+            self.tabs.setCurrentWidget(self.notifications_page)
+            return
+        if self.model_page.path() is None:
+            self._finish_accept()
+            return
+        self._accept_after_check = True
+        self._update_ok()
+        self.model_page.check()
+
+    @Slot()
+    def reject(self) -> None:
+        self._accept_after_check = False
+        super().reject()
+
+    def _finish_accept(self) -> None:
+        self._accept_after_check = False
+        result = self.result_settings()
+        super().accept()
+        self.settingsAccepted.emit(result)
+
+    @Slot()
+    def _on_model_changed(self) -> None:
+        self._accept_after_check = False
+        self._update_ok()
+
+    @Slot(object)
+    def _on_model_checked(self, error: str | None) -> None:
+        if self._accept_after_check:
+            self._accept_after_check = False
+            if error is None:
+                self._finish_accept()
+                return
+            self.tabs.setCurrentWidget(self.model_page)
+        self._update_ok()
+
+    @Slot()
+    def _update_ok(self) -> None:
+        model_ok = self.model_page.state != "invalid"
+        quiet_ok = self.notifications_page.is_valid()
+        self._mark_tab(self.model_page, model_ok)
+        self._mark_tab(self.notifications_page, quiet_ok)
+        self.ok_button.setEnabled(model_ok and quiet_ok and not self._accept_after_check)
+
+    def _mark_tab(self, page: QtWidgets.QWidget, valid: bool) -> None:
+        """A warning icon on the tab of a page that blocks OK, visible from any page."""
+        index = self.tabs.indexOf(page)
+        style = self.style().standardIcon(QtWidgets.QStyle.StandardPixmap.SP_MessageBoxWarning)
+        self.tabs.setTabIcon(index, QtGui.QIcon() if valid else style)
+        self.tabs.setTabToolTip(index, "" if valid else "Fix this page to save the settings")
