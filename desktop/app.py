@@ -125,6 +125,7 @@ class DesktopApp(QtCore.QObject):
         b.replyFinished.connect(self._on_reply_finished)
         b.turnFailed.connect(chat.on_turn_failed)
         b.toolCalled.connect(chat.on_tool_called)
+        b.userMessageAdded.connect(lambda ev: chat.add_user_message(ev.text))
         b.turnFailed.connect(self._on_turn_failed)
         b.tickStarted.connect(lambda _ev: tray.set_state("checking"))
         b.tickFinished.connect(self._on_tick_finished)
@@ -299,6 +300,12 @@ class DesktopApp(QtCore.QObject):
 
     # quit -------------------------------------------------------------------------------
 
+    async def run(self) -> None:
+        """The app's whole life in one coroutine, so one loop run owns every task."""
+        await self.start()
+        await self.quit_requested.wait()
+        await self.shutdown()
+
     async def shutdown(self) -> None:
         """Stop taking requests, stop the schedules, let in-flight work settle, close."""
         await self.ipc.stop()
@@ -353,11 +360,9 @@ def main(home: Path | None = None, model_path: str | None = None, verbose: bool 
     app = DesktopApp(workspace, model_path, log_path)
     with loop:
         try:
-            loop.run_until_complete(app.start())
+            loop.run_until_complete(app.run())
         except TicError as exc:
             print(f"tic: error: {exc}", file=sys.stderr)
             return 1
-        loop.run_until_complete(app.quit_requested.wait())
-        loop.run_until_complete(app.shutdown())
     log.info("TIC quit cleanly")
     return 0

@@ -17,6 +17,7 @@ from engine.bus import (
     TickStarted,
     ToolCalled,
     TurnFailed,
+    UserMessageAdded,
 )
 
 
@@ -29,6 +30,7 @@ class EngineBridge(QtCore.QObject):
     tickStarted = Signal(object)  # TickStarted
     tickFinished = Signal(object)  # TickFinished
     notificationQueued = Signal(object)  # NotificationQueued
+    userMessageAdded = Signal(object)  # UserMessageAdded
 
     def __init__(self, bus: EventBus, parent: QtCore.QObject | None = None):
         super().__init__(parent)
@@ -41,6 +43,7 @@ class EngineBridge(QtCore.QObject):
             TickStarted: self.tickStarted,
             TickFinished: self.tickFinished,
             NotificationQueued: self.notificationQueued,
+            UserMessageAdded: self.userMessageAdded,
         }
         self._unsubscribe = bus.subscribe(self._route)
 

@@ -18,6 +18,15 @@ class ReplyStarted:
 
 
 @dataclass(frozen=True)
+class UserMessageAdded:
+    """A user message the engine wrote on the user's behalf (e.g. "Don't notify me...")."""
+
+    session_id: int
+    message_id: int
+    text: str
+
+
+@dataclass(frozen=True)
 class ReplyToken:
     session_id: int
     text: str

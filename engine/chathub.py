@@ -30,6 +30,7 @@ from engine.bus import (
     ReplyToken,
     ToolCalled,
     TurnFailed,
+    UserMessageAdded,
 )
 from engine.clock import utcnow
 from engine.errors import TicError
@@ -55,6 +56,30 @@ SOURCE_LABELS = {
     "calendar": "Calendar",
     "cron": "Reminder",
 }
+
+
+def _mentioned(notification: Notification, text: str) -> bool:
+    low = text.casefold()
+    sender = sender_of(notification)
+    title = (notification.refs or {}).get("title")
+    keys = [k for k in (sender, title) if k]
+    if not keys:
+        keys = [w for w in notification.summary.split() if len(w) > 3 and w[0].isupper()][:2]
+    return any(k.casefold() in low for k in keys)
+
+
+def completed_reply(batch: list[Notification]) -> Callable[[str], str]:
+    """A small model may word a reply that never says what arrived. Whatever the reply leaves
+    out is added as a plain line, so no notification is lost in the wording."""
+
+    def complete(text: str) -> str:
+        missing = [n for n in batch if not _mentioned(n, text)]
+        if not missing:
+            return text
+        lines = [f"- {SOURCE_LABELS.get(n.source, n.source)}: {n.summary}" for n in missing]
+        return "\n\n".join(p for p in (text.strip(), "\n".join(lines)) if p)
+
+    return complete
 
 
 def fallback_text(batch: list[Notification]) -> str:
@@ -328,6 +353,7 @@ class ChatHub:
             kind,
             reply_meta=meta,
             on_reply=self._mark_delivered(batch) if batch else None,
+            complete_reply=completed_reply(batch) if batch else None,
         )
         ctx = ToolContext(
             workspace=self.loop.workspace,
@@ -391,12 +417,13 @@ class ChatHub:
         about = "; ".join(n.summary for n in notes)[:300]
         sid = reply.session_id
         async with self._lock(sid):
-            ChatMessage.create(
+            request = ChatMessage.create(
                 session=sid,
                 role="user",
                 content=f"Don't notify me about this: {about}",
                 meta={"kind": "feedback", "reply_to": reply_message_id},
             )
+            self.bus.publish(UserMessageAdded(sid, request.id, request.content))
             outcomes = [await self._run_tool_for_user(sid, name, args) for name, args in unique]
             try:
                 return await self._resume(sid, "feedback")

@@ -57,11 +57,13 @@ class StoredTranscript(Transcript):
         *,
         reply_meta: dict[str, Any] | None = None,
         on_reply: Callable[[ChatMessage], None] | None = None,
+        complete_reply: Callable[[str], str] | None = None,
     ):
         self.session_id = session_id
         self.kind = kind
         self.reply_meta = reply_meta or {}
         self.on_reply = on_reply
+        self.complete_reply = complete_reply
 
     def messages(self) -> list[Message]:
         return prompt_messages(self.session_id)
@@ -89,6 +91,8 @@ class StoredTranscript(Transcript):
 
     def add_reply(self, text: str, completion: Completion) -> ChatMessage:
         """The reply and whatever ``on_reply`` marks (delivered notifications) commit together."""
+        if self.complete_reply is not None:
+            text = self.complete_reply(text)
         with database.atomic():
             msg = ChatMessage.create(
                 session=self.session_id,

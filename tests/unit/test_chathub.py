@@ -193,3 +193,34 @@ async def test_user_turn_streams_tokens_on_the_bus(engine, model):
     assert streamed == 'Hello "Mario"!\nBye'
     finished = [e for e in seen if isinstance(e, ReplyFinished)]
     assert finished[-1].message_id == answer.id
+
+
+async def test_a_reply_that_omits_what_arrived_gets_it_added(engine, model):
+    from engine.tic import ingest
+    from tests.factories import make_event
+
+    event = make_event(sender={"name": "Tomas Herrera", "address": "tomas@example.org"})
+    ingest([event])
+    note = dict(payload(1), refs={"event_id": event.id})
+    note["summary"] = "Tomas Herrera sent an email about the VAT return."
+    model.add(reply("This is a reminder."))
+    await engine.hub.notify(note)
+    await engine.hub.drain(timeout=5)
+    answer = history_rows()[-1]["content"]
+    assert answer == (
+        "This is a reminder.\n\n- Email: Tomas Herrera sent an email about the VAT return."
+    )
+
+
+async def test_a_reply_that_names_the_sender_is_kept_as_written(engine, model):
+    from engine.tic import ingest
+    from tests.factories import make_event
+
+    event = make_event(sender={"name": "Tomas Herrera", "address": "tomas@example.org"})
+    ingest([event])
+    model.add(reply("Tomas Herrera needs your signature on the VAT return by Friday."))
+    await engine.hub.notify(dict(payload(1), refs={"event_id": event.id}))
+    await engine.hub.drain(timeout=5)
+    assert history_rows()[-1]["content"] == (
+        "Tomas Herrera needs your signature on the VAT return by Friday."
+    )

@@ -136,6 +136,9 @@ def test_every_string_a_model_writes_is_bounded_for_the_grammar(engine):
     from engine.tools.base import MAX_STRING
     from engine.triage import rule_choice_schema
 
-    schemas = [action_schema(engine.registry.tools_for(None, depth=0)), rule_choice_schema(["a rule"])]
+    schemas = [
+        action_schema(engine.registry.tools_for(None, depth=0)),
+        rule_choice_schema(["a rule"]),
+    ]
     bounds = [b for s in schemas for b in _string_bounds(s)]
     assert bounds and all(b is not None and b <= MAX_STRING for b in bounds)

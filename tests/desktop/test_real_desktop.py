@@ -1,0 +1,164 @@
+"""The real app on a real (virtual) desktop: Xvfb, a private D-Bus session, a notification
+server and a tray host, all started by the test. The app runs the embedded model."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine import ipc
+from engine.rules import NEVER, parse_rules
+from engine.workspace import Workspace
+from tests.cli_helpers import ROOT, SHARED, write_jsonl
+from tests.desktop.session import isolated_session
+
+pytestmark = [
+    pytest.mark.real_model,
+    pytest.mark.skipif(
+        not all(shutil.which(t) for t in ("Xvfb", "dbus-daemon", "trayer", "xdotool")),
+        reason="needs Xvfb, dbus-daemon, trayer and xdotool (.ci/run installs them)",
+    ),
+]
+
+README_SHOT = ROOT / "docs" / "chat-window.png"
+
+
+def wait_for(predicate, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def distinct_colours(png: Path) -> int:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from desktop.qt import QtGui
+
+    image = QtGui.QImage(str(png))
+    assert not image.isNull()
+    step = max(1, image.width() // 200)
+    return len(
+        {
+            image.pixel(x, y)
+            for x in range(0, image.width(), step)
+            for y in range(0, image.height(), step)
+        }
+    )
+
+
+def dev_event(event_id: str) -> dict:
+    for line in (SHARED / "cases.jsonl").read_text().splitlines():
+        event = json.loads(line)["event"]
+        if event["id"] == event_id:
+            return event
+    raise KeyError(event_id)
+
+
+def tic(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "engine", *args],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.fixture
+def desktop(tmp_path: Path) -> Iterator[tuple[object, object, dict[str, str], Workspace]]:
+    home = tmp_path / "home"
+    (home / "data").mkdir(parents=True)
+    (home / "data" / "notifications.md").write_text((SHARED / "rules-family.md").read_text())
+    with isolated_session() as session:
+        server = session.start_fake_notifications()
+        session.start_trayer()
+        env = dict(
+            session.env, TIC_HOME=str(home), QT_QPA_PLATFORM="xcb", TIC_ALLOW_MODEL_REQUESTS="1"
+        )
+        log = (tmp_path / "app.out").open("w")
+        app = subprocess.Popen(
+            [sys.executable, "-m", "engine"],
+            env=env,
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        workspace = Workspace(home)
+        try:
+            wait_for(lambda: ipc.app_running(workspace), 60, "the app to start")
+            yield app, server, env, workspace
+        finally:
+            if app.poll() is None:
+                ipc.request(workspace, {"cmd": "quit"}, timeout=30)
+                try:
+                    app.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    app.kill()
+            log.close()
+
+
+def test_tray_toast_feedback_and_chat_on_a_real_desktop(desktop, tmp_path):
+    app, server, env, workspace = desktop
+    status = ipc.request(workspace, {"cmd": "status"})
+    assert status["tray_available"] and status["tray_visible"]
+    x, y, width, height = status["tray_geometry"]
+    assert width > 0 and height > 0  # embedded in trayer's panel
+
+    accountant, husband = (dev_event("gmail:1"), dev_event("whatsapp:9"))
+    events = write_jsonl(tmp_path / "events.jsonl", [accountant])
+    ingested = tic("ingest", str(events), env=env)
+    assert "handed to the running app" in ingested.stdout, ingested.stderr
+    ticked = tic("tick", env=env)
+    assert "notified 1" in ticked.stdout and "running app" in ticked.stdout, ticked.stderr
+
+    (toast,) = server.wait_for_notifications(1, timeout=60)
+    assert toast["summary"] == "Email from Tomas Herrera"
+    assert toast["body"].strip()
+    assert {"default", "open", "mute"} <= set(toast["actions"][::2])
+
+    rules_file = workspace.root / "data" / "notifications.md"
+    assert not ipc.request(workspace, {"cmd": "status"})["window_visible"]
+    server.invoke(toast["id"], "mute")
+
+    def muted() -> bool:
+        never = parse_rules(rules_file.read_text()).section(NEVER)
+        return any("Tomas Herrera" in r.text for r in never)
+
+    wait_for(muted, 120, "a Never rule in data/notifications.md")
+
+    tic("ingest", str(write_jsonl(tmp_path / "more.jsonl", [husband])), env=env)
+    assert "notified 1" in tic("tick", env=env).stdout
+    toast = server.wait_for_notifications(2, timeout=60)[-1]
+    assert toast["summary"] == "WhatsApp from Marco"
+    server.invoke(toast["id"], "default")
+    wait_for(
+        lambda: ipc.request(workspace, {"cmd": "status"})["window_visible"],
+        30,
+        "the chat window to open",
+    )
+
+    second = tic(env=env)
+    assert second.returncode == 0 and "already running" in second.stdout
+
+    shot = tmp_path / "chat.png"
+    assert ipc.request(workspace, {"cmd": "screenshot", "path": str(shot)})["ok"]
+    assert distinct_colours(shot) > 20
+    README_SHOT.parent.mkdir(exist_ok=True)
+    shutil.copyfile(shot, README_SHOT)
+
+    assert ipc.request(workspace, {"cmd": "quit"})["ok"]
+    assert app.wait(timeout=60) == 0
+    log = (workspace.root / "logs" / "tic.log").read_text()
+    assert "TIC quit cleanly" in log
