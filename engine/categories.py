@@ -13,10 +13,10 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 AUTOMATED_LOCAL_PARTS = re.compile(
     r"^(no[-_.]?reply|do[-_.]?not[-_.]?reply|donotreply|noreply[-_.a-z0-9]*|[a-z0-9._-]*noreply|"
-    r"notifications?|alerts?|builds?|ci|bot|robot|system|daemon|mailer[-_]?daemon|postmaster|"
-    r"automated|auto|monitor(ing)?|status|reports?|digest[-_.a-z0-9]*|updates?|"
-    r"tracking[a-z0-9._-]*|info|news|newsletter|hello|team|support|billing|orders?|receipts?|"
-    r"mailer|bounce[s]?)$"
+    r"[a-z0-9._-]*no[-_]reply|notifications?|notificaciones|notifications?[-_.][a-z0-9]+|"
+    r"alerts?|alerting|builds?|ci|bot|robot|system|daemon|mailer[-_]?daemon|postmaster|"
+    r"automated|auto|monitor(ing)?|status|digest[-_.a-z0-9]*|tracking[a-z0-9._-]*|"
+    r"[a-z0-9._-]*updates|mailer|bounces?)$"
 )
 PERSONAL_FREE_MAIL = (
     "gmail",
@@ -37,12 +37,80 @@ PROMO_WORDS = re.compile(
 NEWSLETTER_WORDS = re.compile(r"\b(newsletter|digest|briefing|bulletin|weekly roundup|top stories)")
 SHIPPING_WORDS = re.compile(
     r"\b(out for delivery|has shipped|shipped|shipping|shipment|tracking|track your|"
-    r"delivery|delivered|dispatched|on its way|parcel|package)\b"
+    r"delivery|delivered|dispatched|on its way|parcel|package|"
+    r"env[ií]o|enviado|paquete|entrega|reparto|sendung|paket|lieferung|versandt|zugestellt|"
+    r"colis|livraison|exp[ée]di[ée]|encomenda|pacote|spedizione|pacco|consegna)\b"
 )
 RECEIPT_WORDS = re.compile(
     r"\b(receipt|invoice|order confirmation|your order|order #|payment received|"
-    r"purchase confirmation|billing statement|thanks for your (order|purchase))"
+    r"purchase confirmation|billing statement|thanks for your (order|purchase)|"
+    r"factura|facture|rechnung|fatura|recibo|re[çc]u|quittung|ricevuta|fattura|"
+    r"nota fiscal|beleg)\b"
 )
+SERVICE_WORDS = {
+    "bot",
+    "bots",
+    "receipts",
+    "receipt",
+    "pipelines",
+    "pipeline",
+    "team",
+    "support",
+    "notifications",
+    "notification",
+    "alerts",
+    "alert",
+    "news",
+    "newsletter",
+    "store",
+    "shop",
+    "service",
+    "services",
+    "app",
+    "inc",
+    "ltd",
+    "llc",
+    "gmbh",
+    "sa",
+    "bank",
+    "updates",
+    "info",
+    "digest",
+    "mail",
+    "mailer",
+    "billing",
+    "orders",
+    "security",
+    "account",
+    "accounts",
+    "system",
+    "admin",
+    "cloud",
+    "status",
+    "jobs",
+    "careers",
+    "community",
+    "sales",
+    "payments",
+    "pay",
+    "delivery",
+    "express",
+    "airlines",
+    "airways",
+    "tours",
+    "travel",
+    "hotel",
+    "hotels",
+    "insurance",
+    "energy",
+    "group",
+    "labs",
+    "studio",
+    "media",
+    "online",
+    "club",
+    "office",
+}
 SOCIAL_LABELS = {"CATEGORY_SOCIAL"}
 VIDEO_LINK = re.compile(
     r"(meet\.google\.com|zoom\.us|teams\.microsoft\.com|teams\.live\.com|webex\.com|"
@@ -104,11 +172,13 @@ def is_social(e: Event) -> bool:
 
 
 def is_shipping(e: Event) -> bool:
-    return e.source == "email" and bool(SHIPPING_WORDS.search(_text(e)))
+    """A shipping notice; a person writing about a delivery is not one."""
+    return e.source == "email" and bool(SHIPPING_WORDS.search(_text(e))) and not is_person(e)
 
 
 def is_receipt(e: Event) -> bool:
-    return e.source == "email" and bool(RECEIPT_WORDS.search(_text(e)))
+    """A receipt or invoice notice; a person asking about an invoice is not one."""
+    return e.source == "email" and bool(RECEIPT_WORDS.search(_text(e))) and not is_person(e)
 
 
 def is_spam(e: Event) -> bool:
@@ -119,8 +189,10 @@ def looks_like_person_name(name: str | None) -> bool:
     """ "Nadia Kim", "Sven", "Dr. Anna Weiss" yes; "DocuSign", "CircleCI", "H&M" no."""
     if not name:
         return False
-    tokens = [t for t in re.split(r"\s+", name.strip()) if t]
+    tokens = [t for t in re.split(r"[\s-]+", name.strip()) if t]
     if not tokens or len(tokens) > 5:
+        return False
+    if {fold(t.strip(".,'’()")) for t in tokens} & SERVICE_WORDS:
         return False
     for token in tokens:
         core = token.strip(".,'’()")
@@ -136,23 +208,26 @@ def looks_like_person_name(name: str | None) -> bool:
 
 
 def is_automated(e: Event) -> bool:
-    """Written by a system (CI, monitoring, notifications), not by a person."""
+    """Written by a system (CI, monitoring, notifications), not by a person. A notification
+    sent on a person's behalf ("Fatima Al-Mansouri <notifications@github.com>") is not."""
     if e.source != "email":
         return False
-    if is_auto_submitted(e):
+    name = e.sender.name if e.sender else None
+    on_behalf = looks_like_person_name(name) and len((name or "").split()) >= 2
+    if is_auto_submitted(e) and not on_behalf:
         return True
     local, _ = address_parts(e.sender.address if e.sender else None)
-    return bool(local) and bool(AUTOMATED_LOCAL_PARTS.match(local))
+    return bool(local) and bool(AUTOMATED_LOCAL_PARTS.match(local)) and not on_behalf
 
 
 def is_person(e: Event) -> bool:
-    """A human wrote it: WhatsApp messages, and emails from a person-like sender that no
-    bulk or automation signal marks as a system."""
+    """A human wrote it: WhatsApp messages, and emails from a person-like sender (also when a
+    service sends it on their behalf) that no automation signal marks as a system."""
     if e.source == "whatsapp":
         return True
     if e.source != "email" or e.sender is None:
         return False
-    if is_bulk(e) or is_automated(e) or is_social(e) or "CATEGORY_PROMOTIONS" in e.labels:
+    if is_automated(e) or is_social(e) or "CATEGORY_PROMOTIONS" in e.labels:
         return False
     name, address = e.sender.name, e.sender.address
     local, domain = address_parts(address)
@@ -167,12 +242,22 @@ def is_person(e: Event) -> bool:
     return False
 
 
+VIDEO_WORDS = re.compile(
+    r"\b(zoom|teams|google meet|meet|webex|skype|hangouts?|whereby|"
+    r"jitsi|video ?call|online|virtual)\b",
+    re.I,
+)
+
+
 def is_video_call(e: Event) -> bool:
     cal = e.calendar
     if cal is None:
         return False
+    location = cal.location or ""
     return bool(
-        VIDEO_LINK.search(cal.location or "")
+        VIDEO_LINK.search(location)
+        or VIDEO_WORDS.search(location)
+        or (not location.strip() and VIDEO_LINK.search(e.text))
         or any(k in e.refs for k in ("hangout_link", "conference_uri", "video_link"))
     )
 

@@ -36,6 +36,7 @@ from engine.clock import utcnow
 from engine.errors import TicError
 from engine.events import Event
 from engine.feedback import never_rule_for
+from engine.intents import preference_change
 from engine.runner import AgentLoop
 from engine.store.db import database
 from engine.store.models import ChatMessage, ChatSession, ChatToolCall, EventRecord, Notification
@@ -425,18 +426,23 @@ class ChatHub:
             )
             self.bus.publish(UserMessageAdded(sid, request.id, request.content))
             outcomes = [await self._run_tool_for_user(sid, name, args) for name, args in unique]
-            try:
-                return await self._resume(sid, "feedback")
-            except TicError as exc:
-                log.warning("confirming a muted notification failed: %s", _one_line(exc))
-                message = ChatMessage.create(
-                    session=sid,
-                    role="assistant",
-                    content="Done. " + " ".join(outcomes) if outcomes else "Noted.",
-                    meta={"kind": "feedback", "fallback": True},
-                )
-                self._publish_finished(message, "feedback", [])
-                return message
+            return await self._confirm(sid, *outcomes)
+
+    async def _confirm(self, session_id: int, *outcomes: str) -> ChatMessage:
+        """The agent confirms a change already made (a read-only turn); plain words if the
+        model fails, so the user always hears what changed."""
+        try:
+            return await self._resume(session_id, "feedback")
+        except TicError as exc:
+            log.warning("confirming a preference change failed: %s", _one_line(exc))
+            message = ChatMessage.create(
+                session=session_id,
+                role="assistant",
+                content=("Done: " + "; ".join(outcomes) + ".") if outcomes else "Noted.",
+                meta={"kind": "feedback", "fallback": True},
+            )
+            self._publish_finished(message, "feedback", [])
+            return message
 
     async def _run_tool_for_user(self, session_id: int, name: str, args: dict[str, Any]) -> str:
         """Run a tool on the user's explicit request, recorded as the agent's completed call."""
@@ -462,10 +468,18 @@ class ChatHub:
         return result
 
     async def send(self, text: str, session_id: int | None = None) -> ChatMessage:
-        """A user turn: store the user's message, then run the main agent to its reply."""
+        """A user turn: store the user's message, then run the main agent to its reply.
+        A recognised preference change ("stop telling me about X") is applied as the agent's
+        ``add_notification_rule`` call first, so it works the same with any model."""
         sid = session_id if session_id is not None else self.default_session().id
+        change = preference_change(text)
         async with self._lock(sid):
             ChatMessage.create(session=sid, role="user", content=text)
+            if change is not None:
+                outcome = await self._run_tool_for_user(
+                    sid, "add_notification_rule", {"section": change.section, "rule": change.rule}
+                )
+                return await self._confirm(sid, outcome)
             try:
                 return await self._resume(sid, "user")
             except Exception as exc:

@@ -113,6 +113,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # e.g. `tic history | head`
+        sys.stderr.close()
+        return 0
 
 
 async def dispatch(args: argparse.Namespace) -> int:

@@ -4,38 +4,34 @@ A rule's words are read against a vocabulary: sources (email, WhatsApp, calendar
 (names, quoted names, organisations, domains, addresses, categories such as newsletters or
 automated tools), where (a named group, group vs direct), @-mentions, subject phrases and
 topics, calendar conditions (added today, starts within, recurring, cancelled, moved, in
-person vs video) and time-of-day windows. "Only ... if ..." rules become a scope and a
-condition. A rule whose words yield no condition is left to the model (``understood`` False).
+person vs video) and time windows (hours, weekdays, weekends). "Only ... if ...", "... unless
+...", "nothing except ..." rules become a scope and a condition. A rule whose words yield no
+condition is left to the model (``understood`` False).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 from functools import lru_cache
 
-from engine.categories import (
-    address_parts,
-    categories,
-    fold,
-    is_in_person,
-    is_video_call,
-    words,
-)
+from engine.categories import address_parts, categories, fold, is_in_person, is_video_call, words
 from engine.events import Event
 from engine.rules import ALWAYS, CUSTOM, NEVER, Rule
 
-QUOTED = re.compile(r"[\"“”„«»]([^\"“”„«»]{1,80})[\"“”„«»]|(?<![a-z])'([^']{1,80})'(?![a-z])", re.I)
+QUOTED = re.compile(r"[\"“”„«»]([^\"“”„«»]{1,80})[\"“”„«»]|(?<![\w])'([^']{1,80})'(?![\w])")
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-DOMAIN = re.compile(r"(?<![@\w])(?:@)?((?:[a-z0-9-]+\.)+[a-z]{2,})\b", re.I)
+DOMAIN = re.compile(r"(?<![\w.@-])@?((?:[a-z0-9][a-z0-9-]*\.)+[a-z]{2,})(?![\w-])", re.I)
+PARENS = re.compile(r"\(([^()]*)\)")
 CLOCK = r"(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?"
 WINDOW = re.compile(rf"\b(?:between|from)\s+{CLOCK}\s*(?:and|to|until|till|-|–)\s*{CLOCK}", re.I)
-AFTER = re.compile(rf"\bafter\s+{CLOCK}", re.I)
-BEFORE = re.compile(rf"\bbefore\s+{CLOCK}", re.I)
+AFTER = re.compile(rf"\bafter\s+{CLOCK}(?!\s*(?:minutes|hours|days))", re.I)
+BEFORE = re.compile(rf"\bbefore\s+{CLOCK}(?!\s*(?:minutes|hours|days))", re.I)
+NIGHT = re.compile(r"\b(at night|overnight|during the night|at nighttime)\b", re.I)
 DURATION = re.compile(
     r"\b(?:in|within|during)\s+(?:the\s+)?(?:next\s+)?(?:less than\s+|under\s+)?"
-    r"(\d+|an?|one|two|three|four|five|six|seven|twelve|24|48)\s*"
+    r"(\d+|an?|one|two|three|four|five|six|seven|twelve)\s*"
     r"(minutes?|mins?|hours?|hrs?|h|days?|weeks?)\b",
     re.I,
 )
@@ -50,6 +46,23 @@ NUMBER_WORDS = {
     "six": 6,
     "seven": 7,
     "twelve": 12,
+}
+DAY_NAMES = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+WEEKEND = re.compile(r"\b(?:on\s+)?(?:the\s+)?weekends?\b", re.I)
+WEEKDAYS = re.compile(r"\b(?:on\s+)?(?:weekdays|work ?days|working days)\b", re.I)
+MONTHS = {
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
 }
 
 SOURCE_WORDS = {
@@ -71,6 +84,8 @@ SOURCE_WORDS = {
         "reminders",
         "standup",
         "standups",
+        "1:1s",
+        "1:1",
     ),
 }
 CATEGORY_WORDS = {
@@ -85,6 +100,7 @@ CATEGORY_WORDS = {
         "bulletins",
         "mailing list",
         "mailing lists",
+        "substack",
     ),
     "promotion": (
         "promotional",
@@ -99,8 +115,8 @@ CATEGORY_WORDS = {
         "ads",
         "deals",
         "offers",
+        "special offers",
         "sales emails",
-        "spammy",
     ),
     "social": ("social network", "social networks", "social media"),
     "automated": (
@@ -139,8 +155,10 @@ CATEGORY_WORDS = {
         "order confirmation",
         "order confirmations",
         "purchase confirmations",
+        "bills",
+        "billing",
     ),
-    "person": ("a person", "real person", "real people", "a human", "humans", "people"),
+    "person": ("a person", "real person", "real people", "a human", "humans", "a human being"),
 }
 STOP = {
     "the",
@@ -222,6 +240,7 @@ STOP = {
     "which",
     "what",
     "whatever",
+    "whoever",
     "by",
     "as",
     "via",
@@ -319,7 +338,6 @@ STOP = {
     "rescheduled",
     "moved",
     "changed",
-    "changes",
     "updated",
     "updates",
     "recurring",
@@ -334,18 +352,149 @@ STOP = {
     "calls",
     "online",
     "virtual",
-    "zoom",
-    "meet",
-    "teams",
     "important",
     "anywhere",
     "everyone",
     "people",
-    "someone's",
     "else",
     "apart",
+    "ignore",
+    "skip",
+    "mute",
+    "stop",
+    "fine",
+    "ok",
+    "okay",
+    "through",
+    "need",
+    "needs",
+    "want",
+    "wants",
+    "she",
+    "he",
+    "her",
+    "his",
+    "each",
+    "too",
+    "so",
+    "then",
+    "more",
+    "most",
+    "real",
+    "use",
+    "uses",
+    "using",
+    "team",
+    "etc",
+    "nothing",
+    "can",
+    "could",
+    "would",
+    "will",
+    "being",
+    "was",
+    "were",
+    "am",
+    "it's",
+    "i'm",
+    "weekends",
+    "weekend",
+    "weekdays",
+    "weekday",
+    "night",
+    "morning",
+    "evening",
+    "afternoon",
+}
+ROLE_WORDS = {
+    "boss",
+    "manager",
+    "wife",
+    "husband",
+    "partner",
+    "mum",
+    "mom",
+    "mother",
+    "dad",
+    "father",
+    "sister",
+    "brother",
+    "parents",
+    "son",
+    "daughter",
+    "kids",
+    "children",
+    "family",
+    "friend",
+    "friends",
+    "colleague",
+    "colleagues",
+    "client",
+    "clients",
+    "customer",
+    "customers",
+    "accountant",
+    "lawyer",
+    "landlord",
+    "doctor",
+    "agent",
+    "school",
+    "office",
+    "work",
+    "biggest",
+    "best",
+    "favourite",
+    "favorite",
 }
 SECTIONS = (ALWAYS, NEVER, CUSTOM)
+_VOCAB = {
+    w
+    for vocab in (*SOURCE_WORDS.values(), *CATEGORY_WORDS.values())
+    for p in vocab
+    for w in p.split()
+}
+_NAME_TOKEN = re.compile(r"[\w'’.&-]*[A-ZÀ-Þ][\w'’.&-]*")
+_NAME_JOINERS = {
+    "&",
+    "de",
+    "del",
+    "da",
+    "das",
+    "do",
+    "dos",
+    "van",
+    "von",
+    "der",
+    "den",
+    "of",
+    "la",
+    "le",
+    "al",
+    "el",
+    "bin",
+    "ibn",
+    "y",
+}
+
+
+@dataclass(frozen=True)
+class Window:
+    """A time-of-day window (may wrap midnight) on some days of the week (0 = Monday)."""
+
+    start: time = time(0, 0)
+    end: time = time(0, 0)
+    days: frozenset[int] = frozenset(range(7))
+
+    def contains(self, moment: datetime) -> bool:
+        t = moment.time().replace(second=0, microsecond=0)
+        day = moment.weekday()
+        if self.start == self.end:
+            return day in self.days
+        if self.start < self.end:
+            return day in self.days and self.start <= t < self.end
+        if t >= self.start:
+            return day in self.days
+        return t < self.end and (day - 1) % 7 in self.days
 
 
 @dataclass(frozen=True)
@@ -362,6 +511,7 @@ class Match:
     mentions_me: bool | None = None
     subject_phrases: tuple[str, ...] = ()
     topics: tuple[str, ...] = ()
+    topic_min: int = 2
     event_types: frozenset[str] = frozenset()
     added_today: bool = False
     starts_within: timedelta | None = None
@@ -369,11 +519,16 @@ class Match:
     recurring: bool | None = None
     in_person: bool | None = None
     video: bool | None = None
+    within: Window | None = None  # the tick's time is inside this window
     anything: bool = False
 
     @property
     def empty(self) -> bool:
         return self == Match()
+
+    @property
+    def says_something(self) -> bool:
+        return self.anything or not self.empty
 
     def has_who(self) -> bool:
         return bool(self.names or self.domains or self.addresses or self.categories or self.chats)
@@ -394,7 +549,9 @@ class Match:
         subject = fold(e.subject)
         if any(fold(p) not in subject for p in self.subject_phrases):
             return False
-        if self.topics and not _topic_hit(self.topics, e):
+        if self.topics and not _topic_hit(self.topics, self.topic_min, e):
+            return False
+        if self.within is not None and not self.within.contains(now.astimezone(e.time.tzinfo)):
             return False
         return self._calendar(e, now)
 
@@ -404,13 +561,10 @@ class Match:
         _, domain = address_parts(address)
         chat_name = e.chat.name if e.chat else None
         for name in self.names:
-            if _name_hit(name, sender_name) or _name_hit(name, chat_name):
+            if _name_hit(name, sender_name) or _name_hit(name, chat_name) or _org_hit(name, domain):
                 return True
-            if _org_hit(name, domain):
-                return True
-        for chat in self.chats:
-            if chat_name and fold(chat) == fold(chat_name):
-                return True
+        if any(chat_name and fold(chat) == fold(chat_name) for chat in self.chats):
+            return True
         if any(address == fold(a) for a in self.addresses):
             return True
         domain_text = ".".join(domain)
@@ -474,17 +628,17 @@ def _org_hit(rule_name: str, domain: tuple[str, ...]) -> bool:
 
 
 def _stem(word: str) -> str:
-    for suffix in ("ings", "ing", "ies", "es", "s"):
+    for suffix in ("ings", "ing", "ies", "es", "ed", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
     return word
 
 
-def _topic_hit(topics: tuple[str, ...], e: Event) -> bool:
+def _topic_hit(topics: tuple[str, ...], minimum: int, e: Event) -> bool:
     have = {_stem(w) for w in words(f"{e.subject or ''} {e.text}")}
     want = {_stem(t) for t in topics}
     hits = sum(1 for w in want if w in have)
-    return hits >= min(2, len(want))
+    return hits >= min(minimum, len(want))
 
 
 def _clock(hour: str, minute: str | None, suffix: str | None) -> time:
@@ -497,111 +651,191 @@ def _clock(hour: str, minute: str | None, suffix: str | None) -> time:
     return time(h % 24, min(m, 59))
 
 
-@dataclass(frozen=True)
-class Window:
-    start: time
-    end: time
-
-    def contains(self, moment: datetime) -> bool:
-        t = moment.time().replace(second=0, microsecond=0)
-        if self.start <= self.end:
-            return self.start <= t < self.end
-        return t >= self.start or t < self.end
-
-
-@dataclass(frozen=True)
-class CompiledRule:
-    rule: Rule
-    scope: Match
-    action: str  # "notify" | "drop" | "only" (notify iff condition, within scope)
-    condition: Match = field(default_factory=Match)
-    negated: Match = field(default_factory=Match)
-    window: Window | None = None
-    understood: bool = True
-
-    def applies(self, e: Event, now: datetime) -> bool:
-        local = now.astimezone(e.time.tzinfo)
-        if self.window is not None and not self.window.contains(local):
-            return False
-        return self.scope.matches(e, now)
-
-    def verdict(self, e: Event, now: datetime) -> bool:
-        """For a rule that applies: notify (True) or drop (False)."""
-        if self.action == "notify":
-            return True
-        if self.action == "drop":
-            return False
-        ok = self.condition.empty or self.condition.matches(e, now)
-        if not self.negated.empty and self.negated.matches(e, now):
-            ok = False
-        return ok
-
-
-def _strip_window(text: str) -> tuple[str, Window | None]:
+def find_window(text: str) -> tuple[str, Window | None]:
+    """Take a time window out of ``text``: hours, night, weekends, weekdays, named days."""
+    days: frozenset[int] | None = None
+    if WEEKEND.search(text):
+        days, text = frozenset({5, 6}), WEEKEND.sub(" ", text)
+    elif WEEKDAYS.search(text):
+        days, text = frozenset(range(5)), WEEKDAYS.sub(" ", text)
+    else:
+        unquoted = QUOTED.sub(" ", text)
+        day = rf"(?:{'|'.join(DAY_NAMES)})"
+        named = re.findall(rf"\bon\s+({day})s?\b|\b({day})s\b", unquoted, re.I)
+        if named and not re.search(r"\b(start|starts|starting)\b", text, re.I):
+            days = frozenset(DAY_NAMES.index((a or b).lower()) for a, b in named)
+            text = re.sub(rf"\bon\s+{day}s?\b|\b{day}s\b", " ", text, flags=re.I)
+    text = re.sub(r"\(\s*(?:and|,|\s)*\)", " ", text)
+    start = end = None
     m = WINDOW.search(text)
     if m:
-        window = Window(_clock(*m.group(1, 2, 3)), _clock(*m.group(4, 5, 6)))
-        return text[: m.start()] + text[m.end() :], window
-    m = AFTER.search(text)
-    if m and not re.search(r"\bstart", text[: m.start()], re.I):
-        return text[: m.start()] + text[m.end() :], Window(_clock(*m.group(1, 2, 3)), time(0, 0))
-    m = BEFORE.search(text)
-    if m and not re.search(r"\bstart", text[: m.start()], re.I):
-        return text[: m.start()] + text[m.end() :], Window(time(0, 0), _clock(*m.group(1, 2, 3)))
-    if re.search(r"\b(at night|overnight|during the night)\b", text, re.I):
-        return re.sub(r"\b(at night|overnight|during the night)\b", " ", text, flags=re.I), Window(
-            time(22, 0), time(7, 0)
-        )
-    return text, None
+        start, end = _clock(*m.group(1, 2, 3)), _clock(*m.group(4, 5, 6))
+        text = text[: m.start()] + " " + text[m.end() :]
+    elif (m := AFTER.search(text)) and not re.search(r"\bstart", text[: m.start()], re.I):
+        start, end = _clock(*m.group(1, 2, 3)), time(0, 0)
+        text = text[: m.start()] + " " + text[m.end() :]
+    elif (m := BEFORE.search(text)) and not re.search(r"\bstart", text[: m.start()], re.I):
+        start, end = time(0, 0), _clock(*m.group(1, 2, 3))
+        text = text[: m.start()] + " " + text[m.end() :]
+    elif NIGHT.search(text):
+        start, end = time(22, 0), time(7, 0)
+        text = NIGHT.sub(" ", text)
+    if start is None and days is None:
+        return text, None
+    if start is None:
+        return text, Window(days=days or frozenset(range(7)))
+    if start == end:
+        end = time((start.hour + 23) % 24, 59)
+    return text, Window(start, end, days if days is not None else frozenset(range(7)))
 
 
 def _has(text: str, phrases: tuple[str, ...]) -> bool:
     return any(re.search(rf"(?<![\w-]){re.escape(p)}(?![\w-])", text) for p in phrases)
 
 
+def _is_name_token(token: str) -> bool:
+    core = token.strip(".'’-")
+    low = fold(core)
+    if not core or low in STOP or low in _VOCAB or low in ROLE_WORDS or low in MONTHS:
+        return False
+    if low in DAY_NAMES or low.rstrip("s") in DAY_NAMES:
+        return False
+    return any(c.isupper() for c in core)
+
+
+def name_list(text: str) -> list[str]:
+    """Capitalised names in ``text``, split on commas, and/or, slashes: "Facebook and
+    Instagram" → two names; "Herrera & Lutz", "Colégio Santa Cruz" → one each."""
+    names: list[str] = []
+    for chunk in re.split(r",|;|:|/|\bor\b|\band\b|\bnor\b|\bplus\b|\.\s|\.\.\.|…", text):
+        tokens = re.findall(r"[\w'’.&-]+|&", chunk)
+        current: list[str] = []
+        pending: list[str] = []
+        for token in tokens:
+            if _is_name_token(token):
+                current += [*pending, token]
+                pending = []
+            elif current and fold(token) in _NAME_JOINERS:
+                pending.append(token)
+            else:
+                if current:
+                    names.append(" ".join(current))
+                current, pending = [], []
+        if current:
+            names.append(" ".join(current))
+    return [n.strip(" .") for n in names if n.strip(" .")]
+
+
+def _example_list(inner: str) -> bool:
+    return bool(
+        re.search(r",|\.\.\.|…|\betc\b|\be\.g\.|\blike\b|\bsuch as\b|\bor\b|\band\b", inner)
+    ) and bool(name_list(inner))
+
+
 def parse_fragment(raw: str) -> Match:
     """Read one clause of a rule into a Match."""
     text = raw.strip()
-    low = fold(text)
     quoted = [q1 or q2 for q1, q2 in QUOTED.findall(text)]
-    emails = EMAIL.findall(text)
-    unquoted = QUOTED.sub(" ", text)
-    domains = [d for d in DOMAIN.findall(EMAIL.sub(" ", unquoted))]
-    sources: set[str] = set()
-    for source, vocab in SOURCE_WORDS.items():
-        if _has(low, vocab):
-            sources.add(source)
-    if re.search(r"\bwhatsapp\b", low):
-        sources.discard("email") if "email" not in low and "mail" not in low else None
+    emails = [fold(e) for e in EMAIL.findall(text)]
+    no_quotes = QUOTED.sub(" ", text)
+    no_addr = EMAIL.sub(" ", no_quotes)
+    domains = [fold(d) for d in DOMAIN.findall(no_addr)]
+    no_addr = DOMAIN.sub(" ", no_addr)
+    parens = PARENS.findall(no_addr)
+    core = PARENS.sub(" ", no_addr)
+    low = fold(core)
+    full_low = fold(text)
+
+    sources = {s for s, vocab in SOURCE_WORDS.items() if _has(low, vocab)}
     cats = {c for c, vocab in CATEGORY_WORDS.items() if _has(low, vocab)}
-    if "person" in cats and re.search(r"\bin[- ]person\b", low):
-        cats.discard("person")
-    m = Match()
     event_types: set[str] = set()
     if _has(low, ("reminder", "reminders")):
         event_types.add("calendar.reminder")
     if re.search(r"\b(invitations?|invites?|new (calendar )?events?|new meetings?)\b", low):
         event_types.add("calendar.created")
+
     subject_phrases: list[str] = []
     chats: list[str] = []
     names: list[str] = []
     for q in quoted:
-        after = low[low.find(fold(q)) + len(q) :][:40]
-        before = low[: low.find(fold(q))][-30:]
+        at = full_low.find(fold(q))
+        after, before = full_low[at + len(q) :][:40], full_low[:at][-30:]
         if re.search(r"\b(subject|title)\b", after + " " + before):
             subject_phrases.append(q)
         elif re.search(r"\b(group|chat|channel)\b", after[:25] + " " + before[-12:]):
             chats.append(q)
         else:
             names.append(q)
-    if re.search(r"\bin the subject\b|\bsubject (line )?(contains|with|says)\b", low) and not (
-        subject_phrases
+    caps_subject = re.search(r"\bwith ([A-Z][A-Z0-9 !-]{1,40}?) in the (?:subject|title)", core)
+    if caps_subject:
+        subject_phrases.append(caps_subject.group(1).strip())
+        core = core.replace(caps_subject.group(1), " ")
+    unquoted_chat = re.search(
+        r"\bin the ([A-Z][\w'’&. -]{1,60}?)\s+(?:whatsapp\s+)?(?:group|chat)\b", core, re.I
+    )
+    if unquoted_chat and any(c.isupper() for c in unquoted_chat.group(1)):
+        chats.append(unquoted_chat.group(1).strip())
+        core = core.replace(unquoted_chat.group(1), " ")
+
+    about = re.search(
+        r"\b(?:about|regarding|concerning|related to|on the topic of)\s+(.+?)"
+        r"(?=$|[.;:!?]|\bonly\b|\bif\b|\bwhen\b|\bunless\b|\bfrom\b|\bnot\b|,\s*"
+        r"(?:always|never|tell|notify|whoever|even))",
+        core,
+        re.I,
+    )
+    topics: list[str] = []
+    topic_min = 2
+    about_text = about.group(1) if about else ""
+    about_names = name_list(about_text)
+    if (
+        about
+        and about_names
+        and not [
+            w
+            for w in words(about_text)
+            if w not in STOP and w not in ROLE_WORDS and not any(w in words(n) for n in about_names)
+        ]
     ):
-        m_subject = re.search(r"with ([A-Z][A-Z ]{2,}) in the subject", text)
-        if m_subject:
-            subject_phrases.append(m_subject.group(1).strip())
-    capital_names, topics = _names_and_topics(unquoted, low)
-    names += capital_names
+        names += about_names  # "about Mãe, Pai or the school": a list of people
+    elif about:
+        topics = [w for w in words(about_text) if w not in STOP and w not in _VOCAB and len(w) > 2]
+        core = core.replace(about_text, " ")
+    head = re.match(r"^\s*(?:the\s+|any\s+|all\s+)?([a-z][a-z ]{2,40}?)\s+from\b", core, re.I)
+    if head and not topics:
+        head_words = [
+            w
+            for w in words(head.group(1))
+            if w not in STOP and w not in _VOCAB and w not in ROLE_WORDS and len(w) > 2
+        ]
+        if head_words:
+            topics, topic_min = head_words, 1
+    if not topics and re.search(
+        r"\b(reminders?|meetings?|events?|invitations?|invites?)\s+"
+        r"(?:for|about|of|called|titled)\b",
+        low,
+    ):
+        tail = re.split(r"\b(?:for|about|of|called|titled)\b", low, maxsplit=1)[1]
+        topics = [
+            w
+            for w in words(tail)
+            if w not in STOP and w not in _VOCAB and w not in ROLE_WORDS and len(w) > 2
+        ]
+    names += [
+        n
+        for n in name_list(core)
+        if fold(n) not in {fold(p) for p in subject_phrases}
+        and not any(fold(n) in fold(about_text) for _ in [0] if topics)
+    ]
+    for inner in parens:
+        if _example_list(inner) and (cats or not (names or chats or domains or emails)):
+            names += name_list(inner)
+        saved = re.search(r"saved as\s+(\S+)", inner, re.I)
+        if saved and not quoted:
+            names.append(saved.group(1).strip(".,'\""))
+    if cats & {"automated"} and re.search(r"\bbots?\b", low):
+        names = [n for n in names if not re.search(r"bot\b", fold(n))]
+
     group: bool | None = None
     if re.search(r"\bgroups?\b|\bgroup (chats?|messages?)\b", low) and not chats:
         group = True
@@ -611,12 +845,16 @@ def parse_fragment(raw: str) -> Match:
         sources.add("whatsapp")
     mentions = (
         True
-        if re.search(r"\b(mentions? me|mentioned|@[- ]?mentions?|tags? me|tagged|@me)\b", low)
+        if re.search(
+            r"(\bmentions? me\b|\bmentioned\b|@[- ]?mention|\btags? me\b|\btagged\b|@me\b)", low
+        )
         else None
     )
-    duration = DURATION.search(text)
+    duration = DURATION.search(core)
     starts_within = None
-    if duration and re.search(r"\b(start|starts|starting|begin|begins|happen|happens|in)\b", low):
+    if duration and re.search(
+        r"\b(start|starts|starting|begin|begins|happen|happens|in|within)\b", low
+    ):
         n_raw, unit = duration.group(1).lower(), duration.group(2).lower()
         n = NUMBER_WORDS.get(n_raw) or int(n_raw)
         unit_delta = (
@@ -634,7 +872,7 @@ def parse_fragment(raw: str) -> Match:
     change = bool(
         re.search(
             r"\b(cancel+ed|cancel+ations?|rescheduled|moved|postponed|"
-            r"time changes?|changed)\b",
+            r"time changes?)\b",
             low,
         )
     )
@@ -652,17 +890,14 @@ def parse_fragment(raw: str) -> Match:
         True
         if re.search(
             r"\b(in[- ]person|physical(ly)?|on[- ]site|face[- ]to[- ]face|"
-            r"offline)\b",
+            r"real location|a location)\b",
             low,
         )
         else None
     )
-    video = (
-        True
-        if re.search(r"\b(video|zoom|google meet|teams|online|virtual|calls?)\b", low)
-        and "calendar" in sources | ({"calendar"} if in_person else set())
-        else None
-    )
+    video = True if re.search(r"\b(video|zoom|google meet|teams|online|virtual)\b", low) else None
+    if in_person:
+        video = None
     if in_person or video:
         sources.add("calendar")
     if added_today or change or recurring:
@@ -670,187 +905,171 @@ def parse_fragment(raw: str) -> Match:
     anything = bool(re.search(r"\b(anything|everything|all (messages|notifications))\b", low))
     if group is not None or mentions is not None:
         sources.discard("email")
-        sources.discard("calendar") if "calendar" not in low else None
         sources.add("whatsapp")
-    return replace(
-        m,
+    return Match(
         sources=frozenset(sources),
-        names=tuple(dict.fromkeys(names)),
-        domains=tuple(fold(d) for d in domains),
-        addresses=tuple(fold(e) for e in emails),
+        names=tuple(dict.fromkeys(n for n in names if n)),
+        domains=tuple(dict.fromkeys(domains)),
+        addresses=tuple(dict.fromkeys(emails)),
         categories=frozenset(cats),
         chats=tuple(chats),
         group=group,
         mentions_me=mentions,
         subject_phrases=tuple(subject_phrases),
-        topics=tuple(topics),
+        topics=tuple(dict.fromkeys(topics)),
+        topic_min=topic_min,
         event_types=frozenset(event_types),
         added_today=added_today,
         starts_within=starts_within,
         calendar_change=change,
         recurring=recurring,
         in_person=in_person,
-        video=video if not in_person else None,
+        video=video,
         anything=anything,
     )
 
 
-_VOCAB = {
-    w
-    for vocab in (*SOURCE_WORDS.values(), *CATEGORY_WORDS.values())
-    for p in vocab
-    for w in p.split()
-}
+@dataclass(frozen=True)
+class CompiledRule:
+    rule: Rule
+    scope: Match
+    action: str  # "notify" | "drop" | "only" (notify iff condition, within scope)
+    condition: Match = field(default_factory=Match)
+    negated: Match = field(default_factory=Match)
+    window: Window | None = None
+    understood: bool = True
+
+    def applies(self, e: Event, now: datetime) -> bool:
+        if self.window is not None and not self.window.contains(now.astimezone(e.time.tzinfo)):
+            return False
+        return self.scope.matches(e, now)
+
+    def verdict(self, e: Event, now: datetime) -> bool:
+        """For a rule that applies: notify (True) or drop (False)."""
+        if self.action == "notify":
+            return True
+        if self.action == "drop":
+            return False
+        ok = self.condition.empty or self.condition.matches(e, now)
+        if not self.negated.empty and self.negated.matches(e, now):
+            ok = False
+        return ok
 
 
-def _names_and_topics(text: str, low: str) -> tuple[list[str], list[str]]:
-    """Capitalised sequences after from/by/at are names; content words after about/regarding
-    (or left over in a calendar rule) are topics."""
-    names: list[str] = []
-    for m in re.finditer(
-        r"\b(?:from|by|at|with)\s+(.+?)(?=$|[.;:!?]|\bif\b|\bwhen\b|\bunless\b|"
-        r"\bonly\b|\bbetween\b|\babout\b|\bregarding\b|\bin the\b|\bthat\b|"
-        r"\bnot\b|\bexcept\b)",
-        text,
-        re.I,
-    ):
-        clause = re.sub(r"\([^)]*\)", " ", m.group(1))
-        for part in re.split(r",|\bor\b|\band\b(?! ?&)", clause):
-            part = part.strip(" .")
-            tokens = re.findall(r"[A-Z][\w'’.-]*(?:\s*&\s*[A-Z][\w'’.-]*)?", part)
-            proper = [t for t in tokens if fold(t) not in _VOCAB and fold(t) not in STOP]
-            if proper and not EMAIL.search(part) and not DOMAIN.search(part):
-                names.append(" ".join(proper))
-    for m in re.finditer(
-        r"(?<!\w)([A-Z][a-z]+(?:\s+[A-Z][a-z]+)*)\s+(?:notifications|alerts|"
-        r"emails|messages|updates)\b",
-        text,
-    ):
-        candidate = m.group(1)
-        proper = [w for w in candidate.split() if fold(w) not in _VOCAB and fold(w) not in STOP]
-        if proper:
-            names.append(" ".join(proper))
-    for m in re.finditer(r"\b(\w[\w'’.-]*(?:\s+(?:and|&)\s+\w[\w'’.-]*)+)\s+notifications\b", text):
-        for part in re.split(r"\s+(?:and|&)\s+", m.group(1)):
-            if part[:1].isupper() and fold(part) not in _VOCAB:
-                names.append(part)
-    topics: list[str] = []
-    about = re.search(
-        r"\b(?:about|regarding|concerning|related to|on the topic of)\s+(.+?)"
-        r"(?=$|[.;:!?,]|\bonly\b|\bif\b|\bwhen\b|\bunless\b|\bfrom\b|\bnot\b)",
-        text,
-        re.I,
-    )
-    if about:
-        topics = [w for w in words(about.group(1)) if w not in STOP and len(w) > 2]
-    elif re.search(
-        r"\b(reminders?|meetings?|events?|invitations?) (for|about|of|called|titled)\b", low
-    ):
-        tail = re.split(r"\b(?:for|about|of|called|titled)\b", low, maxsplit=1)[1]
-        topics = [w for w in words(tail) if w not in STOP and w not in _VOCAB and len(w) > 2]
-        if not topics:
-            topics = [w for w in words(tail) if w in ("standup", "standups")]
-    return list(dict.fromkeys(names)), topics
-
-
-_CONNECTOR = re.compile(r"\b(?:only\s+)?(?:if|when|unless|that|which|who|where|as long as)\b", re.I)
-_NEGATION = re.compile(
-    r"(?:,\s*|\s+)(?:but\s+)?not\s+(?:from\s+)?(?:for\s+)?(?:an?\s+|the\s+)?"
-    r"(.+)$",
-    re.I,
+_NEGATIVE = re.compile(r"\b(never|don'?t|do not|stop|mute|ignore|skip|silence|no)\b", re.I)
+_ONLY_VERB = (
+    r"(?:notify|tell|alert|ping|show|let|send|bother|interrupt)(?:\s+me)?"
+    r"(?:\s+know)?"
 )
-
-
-def compile_rule(rule: Rule) -> CompiledRule:
-    text, window = _strip_window(rule.text)
-    low = fold(text)
-    section = rule.section
-    restrictive = bool(re.search(r"\bonly\b", low)) or (
-        section == CUSTOM and bool(re.search(r"\bunless\b", low))
-    )
-    if section == NEVER:
-        action = "drop"
-    elif section == ALWAYS:
-        action = "notify"
-    elif (
-        re.search(
-            r"\b(never|don'?t|do not|stop|mute|ignore|no)\s+(notify|tell|alert|"
-            r"ping|show|bother)?",
-            low,
-        )
-        and not restrictive
-    ):
-        action = "drop"
-    else:
-        action = "only" if restrictive else "notify"
-    if action != "only":
-        scope = parse_fragment(_drop_verbs(text))
-        if scope.empty and not scope.anything:
-            return CompiledRule(rule, scope, action, window=window, understood=False)
-        return CompiledRule(rule, scope, action, window=window)
-    scope_text, cond_text = _split_only(text)
-    negated = Match()
-    neg = _NEGATION.search(cond_text)
-    if neg:
-        negated = parse_fragment(neg.group(1))
-        cond_text = cond_text[: neg.start()]
-    scope = parse_fragment(_drop_verbs(scope_text))
-    condition = parse_fragment(cond_text)
-    if window is not None and scope.empty:
-        scope = Match(anything=True)
-    if re.search(r"\bunless\b", low) and not re.search(r"\bonly\b", low):
-        negated, condition = condition, Match()
-        if negated.empty:
-            return CompiledRule(rule, scope, "drop", window=window, understood=False)
-        return CompiledRule(rule, scope, "only", negated=negated, window=window)
-    understood = not (scope.empty and not scope.anything) and not (
-        condition.empty and negated.empty
-    )
-    return CompiledRule(rule, scope, "only", condition, negated, window, understood)
 
 
 def _drop_verbs(text: str) -> str:
     return re.sub(
-        r"^\s*(?:for\s+)?(?:always|never|please|only)?\s*(?:notify|tell|alert|ping|"
-        r"show)?\s*(?:me)?\s*(?:about|of|for)?\s*",
+        rf"^\s*(?:for\s+)?(?:always\s+|never\s+|please\s+|only\s+)?(?:{_ONLY_VERB}\b)?\s*"
+        r"(?:about\b|of\b|for\b)?\s*",
         " ",
         text,
         flags=re.I,
     )
 
 
-def _split_only(text: str) -> tuple[str, str]:
-    """ "Only notify about X if Y" / "X only if Y" / "only tell me about X that Y" /
-    "(in a window) only notify me about Y" → (scope X, condition Y)."""
-    body = re.sub(r"^\s*,?\s*", "", text)
-    m = re.match(
-        r"^\s*only\s+(?:notify|tell|alert|ping|show)(?:\s+me)?\s+(?:about|of|for|"
-        r"when|if)?\s*(.*)$",
+def _condition(text: str) -> tuple[Match, Match]:
+    """A condition clause and what it excludes: "in person, not video calls"; extra
+    sentences that ignore something ("Ignore video calls.") are exclusions too."""
+    sentences = [s for s in re.split(r"(?<=[.;!])\s+", text.strip()) if s.strip()]
+    first, rest = (sentences[0], sentences[1:]) if sentences else ("", [])
+    negated = Match()
+    neg = re.search(
+        r"(?:,\s*|\s+|\()(?:but\s+)?not\s+(?:from\s+|for\s+|when\s+|about\s+)?"
+        r"(?:it'?s\s+)?(?:an?\s+|the\s+)?(.+)$",
+        first,
+        re.I,
+    )
+    if neg:
+        negated = parse_fragment(neg.group(1))
+        first = first[: neg.start()]
+    for sentence in rest:
+        if re.match(r"^\s*(ignore|skip|not|never|no|don'?t|exclude)\b", sentence, re.I):
+            extra = parse_fragment(re.sub(r"^\s*\w+'?\w*\s+", "", sentence))
+            if negated.empty:
+                negated = extra
+    return parse_fragment(first), negated
+
+
+def _split_restrictive(text: str) -> tuple[str, str, bool] | None:
+    """(scope, condition, condition_is_exclusion) for only/unless/except rules."""
+    body = text.strip(" ,")
+    m = re.match(rf"^(.*?)\bonly\s+{_ONLY_VERB}\s*(?:about|of|for|when|if)?\s*(.*)$", body, re.I)
+    if m:
+        before, rest = m.group(1), m.group(2)
+        c = re.search(r"\b(?:if|when|that|which|who|where|as long as)\b", rest, re.I)
+        if c and not before.strip(" ,:"):
+            return rest[: c.start()], rest[c.end() :], False
+        return before, rest, False
+    m = re.search(r"\bonly\s+(?:if|when|that|who|where|as long as)\b", body, re.I)
+    if m:
+        return body[: m.start()], body[m.end() :], False
+    m = re.search(
+        r"\b(?:nothing|no notifications?|none)\s+(?:except|but|other than)\b|"
+        r"\bexcept(?:\s+for)?\b",
         body,
         re.I,
     )
     if m:
-        rest = m.group(1)
-        c = _CONNECTOR.search(rest)
-        if c:
-            return rest[: c.start()], rest[c.end() :]
-        return "", rest
-    c = re.search(r"\bonly\s+(?:if|when|that|who|where)\b", body, re.I)
-    if c:
-        return body[: c.start()], body[c.end() :]
-    c = re.search(r"\bonly\b", body, re.I)
-    if c:
-        return body[: c.start()], body[c.end() :]
-    c = re.search(r"\bunless\b", body, re.I)
-    if c:
-        return body[: c.start()], body[c.end() :]
-    return body, ""
+        return body[: m.start()], body[m.end() :], False
+    m = re.search(r"\bunless\b", body, re.I)
+    if m:
+        scope = body[: m.start()]
+        # "ignore X unless Y" keeps X only when Y; "tell me about X unless Y" drops X when Y
+        return scope, body[m.end() :], not _NEGATIVE.search(scope)
+    m = re.search(r"\bonly\b", body, re.I)
+    if m:
+        return body[: m.start()], body[m.end() :], False
+    return None
 
 
-@lru_cache(maxsize=256)
+_RESTATED_DEFAULT = re.compile(
+    r"[;,.]\s*(?:all\s+|any\s+)?(?:other|the other|the rest|everything else|anything else)\b"
+    r"[^;.]*\b(?:skip|ignore|ignored|drop|mute|don'?t|not needed|no need)\b[^;.]*",
+    re.I,
+)
+
+
+def compile_rule(rule: Rule) -> CompiledRule:
+    section = rule.section
+    # "...; other group messages are fine to skip" restates what not matching means
+    text = _RESTATED_DEFAULT.sub("", rule.text).strip() or rule.text
+    if section in (NEVER, ALWAYS):
+        rest, window = find_window(text)
+        scope = parse_fragment(_drop_verbs(rest))
+        action = "drop" if section == NEVER else "notify"
+        return CompiledRule(rule, scope, action, window=window, understood=scope.says_something)
+    split = _split_restrictive(text)
+    if split is None:
+        rest, window = find_window(text)
+        action = "drop" if _NEGATIVE.search(rest) else "notify"
+        scope = parse_fragment(_drop_verbs(re.sub(_NEGATIVE, " ", rest)))
+        return CompiledRule(rule, scope, action, window=window, understood=scope.says_something)
+    scope_text, cond_text, exclusion = split
+    scope_text, window = find_window(scope_text)
+    cond_text, cond_window = find_window(cond_text)
+    scope = parse_fragment(_drop_verbs(re.sub(_NEGATIVE, " ", scope_text)))
+    condition, negated = _condition(_drop_verbs(cond_text))
+    if cond_window is not None:
+        condition = Match(**{**condition.__dict__, "within": cond_window})
+    if exclusion:
+        condition, negated = Match(), condition
+    if not scope.says_something:
+        scope = Match(anything=True)
+    understood = condition.says_something or negated.says_something
+    return CompiledRule(rule, scope, "only", condition, negated, window, understood)
+
+
+@lru_cache(maxsize=512)
 def _compile_cached(section: str, text: str, line: int) -> CompiledRule:
     return compile_rule(Rule(section, text, line))
 
 
 def compile_rules(rules: list[Rule]) -> list[CompiledRule]:
+    """Compiled once per distinct rule line, so an edited file costs only its new lines."""
     return [_compile_cached(r.section, r.text, r.line_number) for r in rules]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from engine.agents import NOT_CREATED, load_agent, system_prompt
 from engine.rules import ALWAYS, NEVER, parse_rules
 from engine.runner import MemoryTranscript
@@ -83,7 +85,7 @@ async def test_chat_turn_adds_a_rule_to_the_right_section(engine, model, workspa
         ),
         reply("Done: I'll always tell you when Mario emails."),
     )
-    answer = await engine.hub.send("Notify me when I get an email from Mario")
+    answer = await engine.hub.send("Please make sure Mario's emails always reach me")
     assert answer.content.startswith("Done")
     rules = parse_rules(workspace.rules_file.read_text())
     assert [r.text for r in rules.section(ALWAYS)] == ["Emails from Mario"]
@@ -142,3 +144,30 @@ def test_every_string_a_model_writes_is_bounded_for_the_grammar(engine):
     ]
     bounds = [b for s in schemas for b in _string_bounds(s)]
     assert bounds and all(b is not None and b <= MAX_STRING for b in bounds)
+
+
+async def test_a_recognised_preference_change_is_applied_for_any_model(engine, model, workspace):
+    model.add(reply("Got it: Mario's emails will always reach you."))
+    answer = await engine.hub.send("Notify me when I get an email from Mario")
+    assert answer.content == "Got it: Mario's emails will always reach you."
+    rules = parse_rules(workspace.rules_file.read_text())
+    assert [r.text for r in rules.section(ALWAYS)] == ["Email from Mario"]
+    offered = json.dumps(model.calls[0]["schema"])
+    assert '"add_notification_rule"' not in offered and '"edit_file"' not in offered
+    assert "added under Always notify" in model.calls[0]["messages"][-1]["content"]
+
+
+@pytest.mark.allow_log_warnings
+async def test_stop_telling_me_lands_under_never_even_when_the_model_fails(
+    engine, model, workspace
+):
+    from engine.errors import ModelError
+
+    def boom(messages, schema):
+        raise ModelError("model crashed")
+
+    model.add(boom)
+    answer = await engine.hub.send("Stop alerting me about group WhatsApp messages")
+    assert answer.content.startswith("Done: added under Never notify")
+    rules = parse_rules(workspace.rules_file.read_text())
+    assert [r.text for r in rules.section(NEVER)] == ["Group WhatsApp messages"]
