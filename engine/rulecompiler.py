@@ -696,7 +696,7 @@ def _has(text: str, phrases: tuple[str, ...]) -> bool:
 def _is_name_token(token: str) -> bool:
     core = token.strip(".'’-")
     low = fold(core)
-    if not core or low in STOP or low in _VOCAB or low in ROLE_WORDS or low in MONTHS:
+    if not core or low in STOP or low in _VOCAB or low in MONTHS:
         return False
     if low in DAY_NAMES or low.rstrip("s") in DAY_NAMES:
         return False

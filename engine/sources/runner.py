@@ -9,7 +9,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from engine.clock import utcnow
-from engine.sources.base import NeedsSignIn, Source, TransientError
+from engine.sources.base import NeedsSignIn, Source, SourceError, TransientError
 from engine.store.db import database
 from engine.store.models import SourceCursor, SourceStatus
 from engine.tic import ingest
@@ -151,6 +151,10 @@ class SourceRunner:
                 failures += 1
                 delay = min(self.backoff_max, self.backoff_base * 2 ** (failures - 1))
                 log.info("%s: %s; retrying in %.0f s", source.key, exc, delay)
+            except SourceError as exc:
+                failures += 1
+                delay = min(self.backoff_max, self.backoff_base * 2 ** (failures - 1))
+                log.warning("%s: %s; retrying in %.0f s", source.key, exc, delay)
             except Exception:
                 failures += 1
                 delay = min(self.backoff_max, self.backoff_base * 2 ** (failures - 1))

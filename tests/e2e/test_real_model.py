@@ -125,3 +125,50 @@ async def test_reply_streams_tokens_from_the_real_model(workspace):
     assert answer.content
     if "".join(pieces):  # the model replied (rather than calling a tool first)
         assert "".join(pieces).strip() == answer.content
+
+
+def test_tic_eval_meets_the_goals_on_the_dev_set(tmp_path: Path):
+    out = run_tic(
+        "eval",
+        str(SHARED / "cases.jsonl"),
+        "--min-accuracy",
+        "0.95",
+        home=tmp_path,
+        allow_model=True,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "Never-rule matches notified: 0" in out.stdout
+    assert "Always-rule matches not notified: 0" in out.stdout
+    print(out.stdout)
+
+
+async def test_stop_telling_me_round_trip_on_the_real_model(workspace):
+    """Chat asks to stop → a Never rule lands in the right section → the next tick obeys."""
+    from engine.core import Engine
+    from engine.rules import NEVER, parse_rules
+    from engine.settings import Settings
+    from engine.store.models import EventRecord, Notification
+    from engine.tic import ingest
+    from tests.factories import make_event
+
+    engine = Engine(workspace, Settings(), LlamaCppModel(default_model_path()))
+    await engine.start(schedule=False)
+    try:
+        answer = await engine.hub.send("Stop telling me about emails from Sven Larsen")
+        assert answer.content
+        never = parse_rules(workspace.rules_file.read_text()).section(NEVER)
+        assert [r.text for r in never] == ["Emails from Sven Larsen"]
+
+        sven = make_event(sender={"name": "Sven Larsen", "address": "sven@example.org"})
+        other = make_event(sender={"name": "Anna Berg", "address": "anna@example.org"})
+        ingest([sven, other])
+        result = await engine.tic.tick()
+        assert result.error is None
+        await engine.hub.drain(timeout=300)
+        decided = {r.event_id: r for r in EventRecord.select()}
+        assert decided[sven.id].decision_notify is False
+        assert decided[sven.id].decision_rule == "Emails from Sven Larsen"
+        assert decided[other.id].decision_notify is True
+        assert [n.event_id for n in Notification.select()] == [other.id]
+    finally:
+        await engine.stop()
