@@ -9,11 +9,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from engine.accounts import AccountConfig, build_source, forget_secrets
 from engine.agents import load_agent
 from engine.bus import EventBus
 from engine.chathub import ChatHub
 from engine.clock import utcnow
-from engine.errors import ModelError
+from engine.errors import ModelError, TicError
 from engine.jobs import JobScheduler
 from engine.llm.base import LanguageModel
 from engine.llm.llama import LlamaCppModel
@@ -21,6 +22,7 @@ from engine.llm.select import resolve_model_path
 from engine.llm.unavailable import UnavailableModel
 from engine.runner import AgentLoop, MemoryTranscript
 from engine.settings import Settings
+from engine.sources.runner import SourceRunner
 from engine.store.db import close_database, open_database
 from engine.tic import TicRunner, recover_events
 from engine.tools.builtin import build_registry
@@ -79,7 +81,43 @@ class Engine:
             max_attempts=self.settings.max_event_attempts,
             clock=self.clock,
         )
+        self.sources = SourceRunner()
+        self.on_whatsapp_qr: Callable[[str], None] | None = None
         self._started = False
+
+    def start_sources(self) -> None:
+        for config in self.settings.accounts:
+            if config.enabled:
+                self._start_source(config)
+
+    def _start_source(self, config: AccountConfig) -> None:
+        try:
+            self.sources.add(build_source(config, self.workspace, self._qr))
+        except (TicError, KeyError, ValueError) as exc:
+            log.warning("account %s cannot start: %s", config.key, exc)
+
+    def _qr(self, payload: str) -> None:
+        if self.on_whatsapp_qr is not None:
+            self.on_whatsapp_qr(payload)
+
+    def save_settings(self, settings: Settings) -> None:
+        settings.save(self.workspace.settings_file)
+        self.settings = settings
+
+    async def add_account(self, config: AccountConfig) -> None:
+        """Remember the account and start reading it."""
+        self.save_settings(self.settings.with_account(config))
+        if self._started:
+            self._start_source(config)
+
+    async def remove_account(self, key: str) -> None:
+        """Stop reading the account, forget it and its secrets (its events stay)."""
+        config = next((a for a in self.settings.accounts if a.key == key), None)
+        for source_key in [k for k in self.sources.active_keys() if k == key or k.startswith(key)]:
+            await self.sources.remove(source_key)
+        if config is not None:
+            forget_secrets(config)
+        self.save_settings(self.settings.without_account(key))
 
     async def swap_model(self, model: LanguageModel) -> None:
         """Use another model from now on (a settings change); the old one is closed."""
@@ -101,12 +139,14 @@ class Engine:
         if recovered:
             log.info("%d event(s) interrupted by a crash will be retried", recovered)
         self.hub.start()
+        self._started = True
         if schedule:
             self.jobs.start()
             self.tic.start(self.settings.tick_interval_minutes)
-        self._started = True
+            self.start_sources()
 
     async def stop(self) -> None:
+        await self.sources.stop()
         await self.tic.stop()
         await self.jobs.stop()
         await self.hub.stop()

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
+from engine.accounts import AccountConfig
+
 log = logging.getLogger(__name__)
 
 
@@ -22,6 +24,14 @@ class Settings(BaseModel):
     quiet_hours_start: str | None = Field(None, pattern=r"^([01]\d|2[0-3]):[0-5]\d$")
     quiet_hours_end: str | None = Field(None, pattern=r"^([01]\d|2[0-3]):[0-5]\d$")
     start_on_login: bool = False
+    accounts: list[AccountConfig] = Field(default_factory=list)
+
+    def with_account(self, account: AccountConfig) -> Settings:
+        kept = [a for a in self.accounts if a.key != account.key]
+        return self.model_copy(update={"accounts": [*kept, account]})
+
+    def without_account(self, key: str) -> Settings:
+        return self.model_copy(update={"accounts": [a for a in self.accounts if a.key != key]})
 
     @classmethod
     def load(cls, path: Path) -> Settings:

@@ -375,7 +375,7 @@ class ImapSource(Source):
             raise ValueError("use either ssl (implicit TLS) or starttls, not both")
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
-        super().__init__(username)
+        super().__init__(f"{username}@{host}")
         self.host = host
         self.port = port if port is not None else (993 if ssl else 143)
         self.username = username

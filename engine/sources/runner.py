@@ -107,6 +107,9 @@ class SourceRunner:
         if source is not None:
             await source.close()
 
+    def active_keys(self) -> list[str]:
+        return list(self._sources)
+
     def sync_now(self, key: str | None = None) -> None:
         for k, kick in self._kicks.items():
             if key is None or k == key:
