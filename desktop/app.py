@@ -106,6 +106,9 @@ class DesktopApp(QtCore.QObject):
         self.ipc = ipc.IpcServer(self.workspace, self.handle_request)
         await self.ipc.start()
         self.tray.show()
+        self._pause_sync = QtCore.QTimer(self)
+        self._pause_sync.timeout.connect(lambda: self.tray.set_paused(self.notifier.paused))
+        self._pause_sync.start(30_000)
         if not self.tray.available:
             self.chat.set_status(
                 "No system tray here: TIC runs in this window (closing it quits).", False
@@ -296,6 +299,7 @@ class DesktopApp(QtCore.QObject):
             "toasts": list(self.toast_channels),
             "messages": self.chat.message_ids(),
             "model_error": self.model_error,
+            "chat_status": self.chat.status_text(),
         }
 
     # quit -------------------------------------------------------------------------------

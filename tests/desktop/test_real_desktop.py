@@ -162,3 +162,32 @@ def test_tray_toast_feedback_and_chat_on_a_real_desktop(desktop, tmp_path):
     assert app.wait(timeout=60) == 0
     log = (workspace.root / "logs" / "tic.log").read_text()
     assert "TIC quit cleanly" in log
+
+
+def test_without_a_tray_host_the_app_says_so_and_shows_the_chat(tmp_path):
+    home = tmp_path / "home"
+    with isolated_session() as session:
+        session.start_fake_notifications()
+        env = dict(
+            session.env, TIC_HOME=str(home), QT_QPA_PLATFORM="xcb", TIC_ALLOW_MODEL_REQUESTS="1"
+        )
+        app = subprocess.Popen(
+            [sys.executable, "-m", "engine"],
+            env=env,
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        workspace = Workspace(home)
+        try:
+            wait_for(lambda: ipc.app_running(workspace), 60, "the app to start")
+            status = ipc.request(workspace, {"cmd": "status"})
+            assert status["tray_available"] is False
+            assert status["window_visible"] is True
+            assert "No system tray" in status["chat_status"]
+            assert ipc.request(workspace, {"cmd": "quit"})["ok"]
+            assert app.wait(timeout=60) == 0
+        finally:
+            if app.poll() is None:
+                app.kill()
+                app.wait()
