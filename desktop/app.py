@@ -29,6 +29,7 @@ from engine.tic import ingest
 from engine.workspace import Workspace
 
 log = logging.getLogger("desktop")
+ACCOUNT_CHECK_MS = 30_000  # how often the tray looks for accounts that need signing in again
 
 
 def setup_logging(workspace: Workspace, verbose: bool = False) -> Path:
@@ -60,6 +61,8 @@ class DesktopApp(QtCore.QObject):
         self._tasks: set[asyncio.Task[Any]] = set()
         self.toast_channels: list[str] = []
         self.model_error: str | None = None
+        self.account_problem: str | None = None
+        self.base_status = ""  # what the chat's status line shows when nothing is going on
 
     # background tasks with strong references and names ------------------------------------
 
@@ -110,11 +113,11 @@ class DesktopApp(QtCore.QObject):
         self._pause_sync.timeout.connect(lambda: self.tray.set_paused(self.notifier.paused))
         self._pause_sync.start(30_000)
         if not self.tray.available:
-            self.chat.set_status(
-                "No system tray here: TIC runs in this window (closing it quits).", False
-            )
+            self.base_status = "No system tray here: TIC runs in this window (closing it quits)."
+            self.chat.set_status(self.base_status, False)
             self.chat.show()
         await self.engine.start(schedule=True)
+        self._watch_accounts()
         if self.model_error:
             self.tray.set_state("error", self.model_error)
         else:
@@ -144,6 +147,25 @@ class DesktopApp(QtCore.QObject):
             lambda message_id: self.spawn(self.engine.hub.mute(message_id), "mute")
         )
 
+    def _watch_accounts(self) -> None:
+        self.accounts_timer = QtCore.QTimer(self)
+        self.accounts_timer.setInterval(ACCOUNT_CHECK_MS)
+        self.accounts_timer.timeout.connect(self.check_accounts)
+        self.accounts_timer.start()
+        self.check_accounts()
+
+    def check_accounts(self) -> None:
+        """An account that needs signing in again turns the tray to error, with its name."""
+        from desktop.accounts_page import sign_in_problem
+        from engine.accounts import states
+
+        previous = self.account_problem
+        self.account_problem = sign_in_problem(states(self.engine.settings.accounts))
+        if self.account_problem and not self.model_error:
+            self.tray.set_state("error", self.account_problem)
+        elif previous and self.tray.state == "error" and self.tray.error == previous:
+            self.tray.set_state("idle")
+
     async def _load_model(self) -> None:
         self.chat.set_status(f"Loading model {self.engine.model.name}…", True)
         try:
@@ -153,7 +175,7 @@ class DesktopApp(QtCore.QObject):
             self.tray.set_state("error", str(exc))
             self.chat.set_status(str(exc), False)
             return
-        self.chat.set_status("", False)
+        self.chat.set_status(self.base_status, False)
 
     # reactions --------------------------------------------------------------------------
 
@@ -219,9 +241,12 @@ class DesktopApp(QtCore.QObject):
         }
 
     def open_settings(self) -> None:
+        from desktop.accounts_page import AccountsPage
         from desktop.settings_dialog import SettingsDialog
 
-        dialog = SettingsDialog(self.engine.settings, parent=None)
+        accounts_page = AccountsPage(self.engine, self.spawn)
+        accounts_page.refreshed.connect(self.check_accounts)
+        dialog = SettingsDialog(self.engine.settings, parent=None, accounts_page=accounts_page)
         dialog.settingsAccepted.connect(
             lambda new: self.spawn(self.apply_settings(new), "apply-settings")
         )
@@ -234,6 +259,8 @@ class DesktopApp(QtCore.QObject):
         from desktop.autostart import set_start_on_login
 
         old = self.engine.settings
+        # Accounts are saved as they are connected; keep them, not the dialog's stale copy.
+        new = new.model_copy(update={"accounts": old.accounts})
         new.save(self.workspace.settings_file)
         self.engine.settings = new
         self.engine.tic.set_interval(new.tick_interval_minutes)
@@ -313,6 +340,7 @@ class DesktopApp(QtCore.QObject):
     async def shutdown(self) -> None:
         """Stop taking requests, stop the schedules, let in-flight work settle, close."""
         await self.ipc.stop()
+        self.accounts_timer.stop()
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
