@@ -3,9 +3,9 @@ file or the section when missing, never duplicating a rule, keeping the user's o
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from engine.fsutil import atomic_write
 from engine.rules import ALWAYS, CUSTOM, NEVER, classify_heading, parse_rules
 
 SECTION_TITLES = {ALWAYS: "Always notify", NEVER: "Never notify", CUSTOM: "Custom rules"}
@@ -41,7 +41,7 @@ def add_rule(path: Path, section: str, rule: str) -> bool:
         lines.insert(insert_at, f"- {rule}")
         if insert_at + 1 < len(lines) and lines[insert_at + 1].lstrip().startswith("#"):
             lines.insert(insert_at + 1, "")
-    _atomic_write(path, "\n".join(lines) + "\n")
+    atomic_write(path, "\n".join(lines) + "\n")
     return True
 
 
@@ -51,10 +51,3 @@ def _section_start(lines: list[str], section: str) -> int | None:
         if line.strip().startswith("#") and title and classify_heading(title) == section:
             return i
     return None
-
-
-def _atomic_write(path: Path, content: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(content, encoding="utf-8")
-    tmp.replace(path)

@@ -9,6 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from engine.accounts import AccountConfig
+from engine.fsutil import atomic_write
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,4 @@ class Settings(BaseModel):
             return cls()
 
     def save(self, path: Path) -> None:
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(self.model_dump_json(indent=2) + "\n", encoding="utf-8")
-        tmp.replace(path)
+        atomic_write(path, self.model_dump_json(indent=2) + "\n")

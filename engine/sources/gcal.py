@@ -38,7 +38,7 @@ from peewee import fn
 
 from engine.clock import utcnow, zone
 from engine.events import CalendarInfo, Event, Person
-from engine.sources.base import Batch, Source
+from engine.sources.base import Batch, Source, SourceError
 from engine.sources.google_auth import GoogleApiError, GoogleSession
 from engine.store.models import EventRecord
 
@@ -97,6 +97,7 @@ class CalendarSource(Source):
     ):
         super().__init__(account)
         self.calendar_id = calendar_id
+        self.reminder_minutes = reminder_minutes
         self.reminder_lead = timedelta(minutes=reminder_minutes)
         self.horizon = timedelta(days=horizon_days) if horizon_days is not None else None
         self.clock = clock
@@ -129,7 +130,7 @@ class CalendarSource(Source):
         return self.session.service("calendar", "v3", self.api_endpoint).events()
 
     def _fetch_page(self, cursor: CalendarCursor | None, now: datetime) -> _Page:
-        if cursor is None:
+        if cursor is None or not (cursor.sync_token or cursor.time_min):
             cursor = self._full(now)
         try:
             response = self._list(cursor)
@@ -145,9 +146,11 @@ class CalendarSource(Source):
         token = response.get("nextPageToken")
         if token:
             nxt, more, upcoming = replace(cursor, page_token=token), True, []
-        else:
+        elif response.get("nextSyncToken"):
             nxt = CalendarCursor(sync_token=response["nextSyncToken"])
             more, upcoming = False, self._upcoming(now)
+        else:
+            raise SourceError("Google Calendar ended a listing without a sync token")
         return _Page(response.get("items", []), response.get("timeZone"), nxt, more, upcoming)
 
     def _full(self, now: datetime) -> CalendarCursor:
@@ -220,7 +223,7 @@ class CalendarSource(Source):
                 "id": f"gcal-reminder:{item['id']}:{start_utc}",
                 "event_type": REMINDER,
                 "time": start - self.reminder_lead,
-                "refs": {**event.refs, "minutes_before": self.reminder_lead.total_seconds() / 60},
+                "refs": {**event.refs, "minutes_before": self.reminder_minutes},
             }
         )
 

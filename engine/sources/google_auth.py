@@ -216,6 +216,7 @@ class GoogleSession:
         self._http: AuthorizedHttp | None = None
         self._services: dict[tuple[str, str], Resource] = {}
         self._saved_token: str | None = None
+        self._loaded_refresh: str | None = None
 
     def service(self, name: str, version: str, endpoint: str | None = None) -> Resource:
         """The API client ``name``/``version``; ``endpoint`` replaces Google's base URL."""
@@ -262,6 +263,7 @@ class GoogleSession:
         if self._http is None:
             creds = load_credentials(self.account)
             self._saved_token = creds.token
+            self._loaded_refresh = creds.refresh_token
             # One refresh on a 401; a second 401 means the grant is gone.
             self._http = AuthorizedHttp(
                 creds, http=httplib2.Http(timeout=self.timeout), max_refresh_attempts=1
@@ -275,9 +277,9 @@ class GoogleSession:
         if not creds.token or creds.token == self._saved_token:
             return
         stored = get_secret(secret_name(self.account))
-        stored_refresh = json.loads(stored).get("refresh_token") if stored else None
-        if stored_refresh not in (None, creds.refresh_token):
-            self.reset()  # the user signed in again meanwhile: use the newer grant next time
+        if stored is None or json.loads(stored).get("refresh_token") != self._loaded_refresh:
+            # The user signed out, or in again, meanwhile: never undo that with old tokens.
+            self.reset()
             return
         set_secret(secret_name(self.account), creds.to_json())
         self._saved_token = creds.token

@@ -6,11 +6,11 @@ escapes and symlinks that lead outside are refused with a clear error.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from engine.errors import ToolError
+from engine.fsutil import atomic_write
 from engine.tools.base import MAX_STRING, Tool, ToolContext
 
 MAX_FILE_CHARS = 200_000
@@ -39,13 +39,6 @@ def resolve_data_path(data_dir: Path, raw: str) -> Path:
 
 def _display(data_dir: Path, path: Path) -> str:
     return "data/" + path.relative_to(data_dir.resolve()).as_posix()
-
-
-def _atomic_write(path: Path, content: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(content, encoding="utf-8")
-    tmp.replace(path)
 
 
 class ReadFileTool(Tool):
@@ -83,7 +76,7 @@ class WriteFileTool(Tool):
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Any:
         path = resolve_data_path(ctx.workspace.data_dir, arguments["path"])
-        _atomic_write(path, arguments["content"])
+        atomic_write(path, arguments["content"])
         return f"wrote {_display(ctx.workspace.data_dir, path)} ({len(arguments['content'])} chars)"
 
 
@@ -118,5 +111,5 @@ class EditFileTool(Tool):
             raise ToolError(f"old_text not found in {shown}; read the file first")
         if count > 1:
             raise ToolError(f"old_text occurs {count} times in {shown}; give more context")
-        _atomic_write(path, content.replace(old, arguments["new_text"], 1))
+        atomic_write(path, content.replace(old, arguments["new_text"], 1))
         return f"edited {shown}"
