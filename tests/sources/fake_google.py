@@ -73,7 +73,13 @@ def rfc3339(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+class BadPageToken(Exception):
+    """Answered as 400, like Google does for a page token it does not recognise."""
+
+
 def _page(items: list[Any], token: str | None, size: int) -> tuple[list[Any], str | None]:
+    if token is not None and not token.isdigit():
+        raise BadPageToken(token)
     start = int(token) if token else 0
     chunk = items[start : start + size]
     nxt = str(start + size) if start + size < len(items) else None
@@ -343,18 +349,24 @@ class FakeGoogle:
         elif fault is not None:
             return _error(fault.status, fault.reason or "backendError")
         with self.lock:
-            if request.path == "/o/oauth2/auth":
-                return self._authorize(request)
-            if request.path == "/token":
-                return self._token(request, authorization)
-            token = (authorization or "").removeprefix("Bearer ")
-            if token not in self.access_tokens:
-                return _error(401, "authError", "Invalid Credentials")
-            if request.path.startswith("/gmail/v1/users/me/"):
-                return self._gmail(request, request.path.removeprefix("/gmail/v1/users/me/"))
-            match = re.fullmatch(r"/calendar/v3/calendars/([^/]+)/events", request.path)
-            if match:
-                return self._calendar_list(request)
+            try:
+                return self._route(request, authorization)
+            except BadPageToken:
+                return _error(400, "invalid", "Invalid pageToken.")
+
+    def _route(self, request: Request, authorization: str | None) -> tuple[int, Any, dict]:
+        if request.path == "/o/oauth2/auth":
+            return self._authorize(request)
+        if request.path == "/token":
+            return self._token(request, authorization)
+        token = (authorization or "").removeprefix("Bearer ")
+        if token not in self.access_tokens:
+            return _error(401, "authError", "Invalid Credentials")
+        if request.path.startswith("/gmail/v1/users/me/"):
+            return self._gmail(request, request.path.removeprefix("/gmail/v1/users/me/"))
+        match = re.fullmatch(r"/calendar/v3/calendars/([^/]+)/events", request.path)
+        if match:
+            return self._calendar_list(request)
         return _error(404, "notFound")
 
     def _authorize(self, request: Request) -> tuple[int, Any, dict]:
@@ -476,6 +488,8 @@ class FakeGoogle:
         if sync_token and (request.arg("timeMin") or request.arg("timeMax")):
             return _error(400, "invalid", "Sync token cannot be used with timeMin/timeMax.")
         token = request.arg("pageToken")
+        if token and not re.fullmatch(r"\d+:\d+", token):
+            raise BadPageToken(token)
         snapshot = int(token.split(":")[0]) if token else self.seq
         offset = token.split(":")[1] if token else None
         if sync_token:

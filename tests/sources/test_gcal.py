@@ -289,6 +289,24 @@ async def test_pages_are_returned_one_batch_each(
     assert json.loads(changes[0].cursor or "") == {"sync_token": "sync-5", "page_token": "8:2"}
 
 
+async def test_a_stale_page_token_restarts_the_listing(
+    db: object, google: FakeGoogle, make_source: Callable[..., CalendarSource]
+) -> None:
+    source = make_source()
+    google.timed_event("a", "A", NOW + timedelta(hours=1))
+    await sync_once(source)
+    changed = google.put_event({**google.events["a"], "summary": "A2"})
+    token = cursor()["sync_token"]
+
+    batch = await source.fetch(json.dumps({"sync_token": token, "page_token": "stale"}))
+
+    assert [e.id for e in batch.events] == [version(changed)]
+    assert [(r.arg("syncToken"), r.arg("pageToken")) for r in listings(google)[-2:]] == [
+        (token, "stale"),
+        (token, None),
+    ]
+
+
 async def test_a_crash_mid_sync_loses_and_duplicates_nothing(
     db: object,
     google: FakeGoogle,

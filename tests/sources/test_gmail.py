@@ -199,6 +199,21 @@ async def test_history_pages_are_followed_one_batch_each(
     assert json.loads(batches[-1].cursor or "") == {"history_id": str(google.history_id)}
 
 
+async def test_a_stale_page_token_restarts_the_page_not_the_sync(
+    db: object, google: FakeGoogle, make_source: Callable[..., GmailSource]
+) -> None:
+    source = make_source()
+    await sync_once(source)
+    start = cursor()["history_id"]
+    new = deliver(google, 2, start=NOW + timedelta(minutes=1))
+
+    batch = await source.fetch(json.dumps({"history_id": start, "page_token": "expired"}))
+
+    assert [e.id for e in batch.events] == [f"gmail:{i}" for i in new]
+    assert [r.arg("pageToken") for r in google.calls("/history")] == ["expired", None]
+    assert listings(google).count("messages") == 1  # no second full sync
+
+
 async def test_expired_history_starts_a_full_sync_without_duplicates(
     db: object, google: FakeGoogle, make_source: Callable[..., GmailSource]
 ) -> None:

@@ -77,9 +77,12 @@ async def test_signed_in_account_can_call_the_api_right_away(
     google: FakeGoogle, tmp_path: Path
 ) -> None:
     browser = FakeBrowser()
-    account = await sign_in(google.client_secret_file(tmp_path / "client.json"), browser)
+    account = await sign_in(
+        google.client_secret_file(tmp_path / "client.json"), browser, login_hint=ACCOUNT
+    )
     browser.join()
 
+    assert google.auth_requests[0]["login_hint"] == ACCOUNT
     session = GoogleSession(account, timeout=5)
     try:
         assert profile(session, google)["emailAddress"] == ACCOUNT
@@ -132,7 +135,7 @@ async def test_a_browser_that_cannot_open_fails_the_sign_in(
     def broken(url: str) -> None:
         raise OSError("no display")
 
-    with pytest.raises(SourceError, match="could not open the browser.*no display"):
+    with pytest.raises(SourceError, match=r"could not open the browser.*no display"):
         await sign_in(google.client_secret_file(tmp_path / "client.json"), broken)
 
 
@@ -207,6 +210,32 @@ def test_a_new_sign_in_is_picked_up_after_needs_sign_in(
     google.sign_in()  # the user signs in again
 
     assert profile(session, google)["emailAddress"] == ACCOUNT
+
+
+def test_a_refresh_never_undoes_a_sign_out_or_a_newer_sign_in(
+    google: FakeGoogle, session: GoogleSession
+) -> None:
+    profile(session, google)
+    sign_out(ACCOUNT)
+    google.expire_access_tokens()
+
+    profile(session, google)  # refreshed with the old grant, which Google still honours
+
+    assert google.refreshes == 1 and google.stored_credentials() is None
+    with pytest.raises(NeedsSignIn, match="not signed in"):
+        profile(session, google)
+
+    google.sign_in()
+    other = GoogleSession(ACCOUNT, timeout=5)
+    try:
+        profile(other, google)  # ``other`` now holds this grant
+        google.sign_in()  # the user signs in once more
+        latest = google.stored_credentials()
+        google.expire_access_tokens()
+        profile(other, google)  # refreshed with the previous grant
+    finally:
+        other.close()
+    assert google.stored_credentials() == latest
 
 
 def test_no_stored_sign_in_needs_sign_in(google: FakeGoogle) -> None:
