@@ -12,8 +12,8 @@ from typing import Any
 from engine.categories import is_spam
 from engine.errors import InputError
 from engine.events import Event, parse_event, read_jsonl
-from engine.rulecompiler import compile_rules
-from engine.rules import ALWAYS, NEVER, parse_rules
+from engine.rulecompiler import compile_rules_text
+from engine.rules import ALWAYS, NEVER
 from engine.triage import Decision, TriageDecider
 
 
@@ -102,7 +102,7 @@ async def evaluate(cases: list[Case], rules_dir: Path, decider: TriageDecider) -
         groups[(case.rules_id, case.now)].append(case)
     for (rules_id, now), group in groups.items():
         text = _rules_text(rules_dir, rules_id, texts)
-        compiled = compile_rules(parse_rules(text).rules)
+        compiled = compile_rules_text(text)
         decisions = await decider.decide([c.event for c in group], now, rules_text=text)
         for case, decision in zip(group, decisions, strict=True):
             _score(report, case, decision, compiled, now)

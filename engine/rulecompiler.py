@@ -11,6 +11,7 @@ condition is left to the model (``understood`` False).
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
@@ -18,7 +19,7 @@ from functools import lru_cache
 
 from engine.categories import address_parts, categories, fold, is_in_person, is_video_call, words
 from engine.events import Event
-from engine.rules import ALWAYS, CUSTOM, NEVER, Rule
+from engine.rules import ALWAYS, CUSTOM, NEVER, Rule, parse_rules
 
 QUOTED = re.compile(r"[\"“”„«»]([^\"“”„«»]{1,80})[\"“”„«»]|(?<![\w])'([^']{1,80})'(?![\w])")
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
@@ -1073,3 +1074,14 @@ def _compile_cached(section: str, text: str, line: int) -> CompiledRule:
 def compile_rules(rules: list[Rule]) -> list[CompiledRule]:
     """Compiled once per distinct rule line, so an edited file costs only its new lines."""
     return [_compile_cached(r.section, r.text, r.line_number) for r in rules]
+
+
+@lru_cache(maxsize=32)
+def _compile_text(digest: str, text: str) -> tuple[CompiledRule, ...]:
+    return tuple(compile_rules(parse_rules(text).rules))
+
+
+def compile_rules_text(text: str) -> list[CompiledRule]:
+    """The compiled rules of a whole rules file, cached by its content hash: an unchanged
+    file is not parsed again, an edited one takes effect on the next tick."""
+    return list(_compile_text(hashlib.sha256(text.encode("utf-8")).hexdigest(), text))

@@ -20,8 +20,8 @@ from engine.errors import ModelError
 from engine.events import Event
 from engine.llm.base import LanguageModel
 from engine.policy import PolicyDecision, decide_by_rules, heuristic
-from engine.rulecompiler import CompiledRule, compile_rules
-from engine.rules import NEVER, parse_rules
+from engine.rulecompiler import CompiledRule, compile_rules_text
+from engine.rules import NEVER
 from engine.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -168,7 +168,7 @@ class TriageDecider:
         """Decide every event. ``rules_text`` replaces the workspace's rules file (for
         ``tic triage``); otherwise the file is read afresh now."""
         text = self.read_rules() if rules_text is None else rules_text
-        compiled = compile_rules(parse_rules(text).rules)
+        compiled = compile_rules_text(text)
         unclear = [c for c in compiled if not c.understood]
         system: dict[str, str] | None = None
         decisions = []
