@@ -69,7 +69,7 @@ def action_schema(tools: list[Tool], *, allow_reply: bool = True) -> dict[str, A
 def parse_action(text: str, schema: dict[str, Any]) -> Action:
     """Parse and validate a model's step. Raises ValueError with a short reason."""
     try:
-        obj = json.loads(text)
+        obj = json.loads(text, strict=False)  # a grammar lets raw newlines into strings
         jsonschema.validate(obj, schema)
     except json.JSONDecodeError as exc:
         raise ValueError(f"model output is not JSON ({exc.msg})") from None

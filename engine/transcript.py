@@ -14,6 +14,9 @@ from engine.store.fields import utcnow
 from engine.store.models import ChatMessage, ChatToolCall
 
 HISTORY_WINDOW = 40
+# A turn the user did not start (notifications, feedback) needs little context; a short
+# window also keeps small models from copying their own earlier replies.
+BACKGROUND_WINDOW = 6
 
 
 def prompt_messages(session_id: int, window: int = HISTORY_WINDOW) -> list[Message]:
@@ -66,7 +69,8 @@ class StoredTranscript(Transcript):
         self.complete_reply = complete_reply
 
     def messages(self) -> list[Message]:
-        return prompt_messages(self.session_id)
+        window = HISTORY_WINDOW if self.kind == "user" else BACKGROUND_WINDOW
+        return prompt_messages(self.session_id, window)
 
     def begin_tool(self, action: Action, completion: Completion) -> ChatToolCall:
         with database.atomic():
