@@ -36,8 +36,8 @@ from engine.clock import utcnow
 from engine.errors import TicError
 from engine.events import Event
 from engine.feedback import never_rule_for
-from engine.intents import preference_change
-from engine.runner import AgentLoop
+from engine.intents import lookup_request, preference_change, reminder_request
+from engine.runner import AgentLoop, render_result
 from engine.store.db import database
 from engine.store.models import ChatMessage, ChatSession, ChatToolCall, EventRecord, Notification
 from engine.tools.base import ToolContext
@@ -445,11 +445,15 @@ class ChatHub:
             return message
 
     async def _run_tool_for_user(self, session_id: int, name: str, args: dict[str, Any]) -> str:
-        """Run a tool on the user's explicit request, recorded as the agent's completed call."""
+        """Run a tool the user's words clearly ask for, recorded as the agent's completed call
+        (so any model, however small, continues from a correct step)."""
         tool = self.loop.registry.get(name)
         ctx = ToolContext(workspace=self.loop.workspace, now=self.clock(), session_id=session_id)
+        result_type = "string"
         try:
-            result, status = str(await tool.call(args, ctx)), "done"
+            value, status = await tool.call(args, ctx), "done"
+            result_type = tool.result_type
+            result = render_result(value, result_type)
         except TicError as exc:
             result, status = _one_line(exc), "failed"
         with database.atomic():
@@ -461,10 +465,11 @@ class ChatHub:
                 name=name,
                 arguments=args,
                 status=status,
-                result_type="string",
+                result_type=result_type,
                 result=result,
                 finished_at=self.clock(),
             )
+        self.bus.publish(ToolCalled(session_id, name, status))
         return result
 
     async def send(self, text: str, session_id: int | None = None) -> ChatMessage:
@@ -473,6 +478,8 @@ class ChatHub:
         ``add_notification_rule`` call first, so it works the same with any model."""
         sid = session_id if session_id is not None else self.default_session().id
         change = preference_change(text)
+        reminder = reminder_request(text) if change is None else None
+        lookup = lookup_request(text) if change is None and reminder is None else None
         async with self._lock(sid):
             ChatMessage.create(session=sid, role="user", content=text)
             if change is not None:
@@ -480,6 +487,11 @@ class ChatHub:
                     sid, "add_notification_rule", {"section": change.section, "rule": change.rule}
                 )
                 return await self._confirm(sid, outcome)
+            if reminder is not None:
+                outcome = await self._run_tool_for_user(sid, "schedule_job", reminder)
+                return await self._confirm(sid, outcome)
+            if lookup is not None:  # the answer needs it: look it up first, then answer
+                await self._run_tool_for_user(sid, *lookup)
             try:
                 return await self._resume(sid, "user")
             except Exception as exc:

@@ -79,3 +79,89 @@ def preference_change(message: str) -> RuleChange | None:
         what = _clean(m.group("what"))
         return RuleChange(ALWAYS, what) if what else None
     return None
+
+
+_WHEN = (
+    r"(?:at\s+\d{1,2}(?::\d{2})?\s*(?:am|pm)?|in\s+\d+\s*(?:minutes?|mins?|hours?|days?)|"
+    r"tomorrow(?:\s+(?:at\s+)?\d{1,2}(?::\d{2})?\s*(?:am|pm)?)?|"
+    r"(?:on\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+    r"(?:\s+(?:at\s+)?\d{1,2}(?::\d{2})?\s*(?:am|pm)?)?)"
+)
+REMIND_BEFORE = re.compile(
+    rf"^(?:please\s+)?remind me\s+(?P<when>{_WHEN})\s+(?:to\s+)?(?P<what>.+)$", re.I
+)
+REMIND_AFTER = re.compile(
+    rf"^(?:please\s+)?remind me\s+to\s+(?P<what>.+?)\s+(?P<when>{_WHEN})$", re.I
+)
+EVERY = re.compile(
+    r"^(?:please\s+)?every\s+(?P<unit>day|weekday|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday|hour|month)s?\s+(?:at\s+(?P<clock>\d{1,2}(?::\d{2})?\s*(?:am|pm)?)\s*,?\s*)?"
+    r"(?P<what>.+)$",
+    re.I,
+)
+WHAT_DID = re.compile(
+    r"^(?:what|did)\s+(?:did|has|have)?\s*(?P<who>[\w .'’&@-]{2,60}?)\s+"
+    r"(?:write|wrote|send|sent|say|said|email|emailed|message|messaged)\b",
+    re.I,
+)
+ANY_FROM = re.compile(
+    r"^(?:any|are there any|did i get any)\s+(?:new\s+)?(?P<kind>emails?|"
+    r"messages?|mail)\s+from\s+(?P<who>[\w .'’&@-]{2,60}?)\s*\??$",
+    re.I,
+)
+CALENDAR = re.compile(
+    r"\b(?:what'?s|what is|anything)\s+(?:on\s+)?(?:my\s+)?(?:calendar|"
+    r"agenda|schedule)\b|\bwhat (?:meetings|events) do i have\b",
+    re.I,
+)
+
+
+def reminder_request(message: str) -> dict[str, str] | None:
+    """schedule_job arguments for "remind me at 17:00 to call Mario", "remind me to call
+    Mario tomorrow 9:00" or "every Monday at 9 tell me what this week holds"."""
+    text = " ".join(message.split()).rstrip(".!")
+    for pattern in (REMIND_BEFORE, REMIND_AFTER):
+        m = pattern.match(text)
+        if m:
+            when = re.sub(r"^(?:at|on)\s+", "", m.group("when"), flags=re.I)
+            what = m.group("what").strip()
+            return {
+                "text": what[:1].upper() + what[1:],
+                "at": when,
+                "repeat": "none",
+                "kind": "reminder",
+            }
+    m = EVERY.match(text)
+    if m:
+        unit = m.group("unit").lower()
+        clock = m.group("clock") or "09:00"
+        repeat = {"day": "daily", "weekday": "weekdays", "hour": "hourly", "month": "monthly"}.get(
+            unit, "weekly"
+        )
+        at = f"{unit} {clock}" if repeat == "weekly" else clock
+        raw = m.group("what").strip()
+        if re.match(r"^remind me", raw, re.I):
+            what, kind = re.sub(r"^remind me(?:\s+to)?\s+", "", raw, flags=re.I), "reminder"
+        else:
+            what, kind = raw, "task"
+        return {
+            "text": what[:1].upper() + what[1:],
+            "at": at.strip(),
+            "repeat": repeat,
+            "kind": kind,
+        }
+    return None
+
+
+def lookup_request(message: str) -> tuple[str, dict[str, object]] | None:
+    """A read-only look-up the question obviously needs ("what did Mario write?")."""
+    text = " ".join(message.split())
+    m = WHAT_DID.match(text) or ANY_FROM.match(text)
+    if m:
+        who = re.sub(r"^(?:me|i|my)\s+", "", m.group("who").strip(), flags=re.I)
+        if who and who.lower() not in ("you", "i", "we", "they", "he", "she"):
+            return "search_events", {"query": who[:100], "source": "any", "limit": 5}
+    if CALENDAR.search(text):
+        hours = 24 * 7 if re.search(r"\bweek\b", text, re.I) else 48
+        return "upcoming_calendar", {"hours": hours}
+    return None

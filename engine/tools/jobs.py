@@ -31,6 +31,7 @@ class ScheduleJobTool(Tool):
     }
     category = "Scheduling"
     read_only = False
+    result_type = "json"
 
     def __init__(self, jobs: JobScheduler):
         self.jobs = jobs
