@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import uuid
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -42,7 +43,7 @@ from engine.store.db import database
 from engine.store.models import ChatMessage, ChatSession, ChatToolCall, EventRecord, Notification
 from engine.tools.base import ToolContext
 from engine.tools.notify import NOTIFICATION_SCHEMA
-from engine.transcript import StoredTranscript
+from engine.transcript import HISTORY_WINDOW, StoredTranscript
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +80,36 @@ def completed_reply(batch: list[Notification]) -> Callable[[str], str]:
             return text
         lines = [f"- {SOURCE_LABELS.get(n.source, n.source)}: {n.summary}" for n in missing]
         return "\n\n".join(p for p in (text.strip(), "\n".join(lines)) if p)
+
+    return complete
+
+
+def describe_job_outcome(result: str) -> str:
+    """schedule_job's JSON result in words (an error message stays as it is)."""
+    try:
+        job = json.loads(result)
+    except ValueError:
+        return result
+    if not isinstance(job, dict) or "text" not in job:
+        return result
+    repeat = "" if job.get("repeat") in (None, "none") else f", repeating {job['repeat']}"
+    what = "Reminder" if job.get("kind") == "reminder" else "Task"
+    when = str(job.get("next_run") or "").replace("T", " ")
+    return f"{what} \u201c{job['text']}\u201d set for {when}{repeat}"
+
+
+def confirmed_reply(outcomes: tuple[str, ...]) -> Callable[[str], str]:
+    def complete(text: str) -> str:
+        low = text.casefold()
+        missing = []
+        for outcome in outcomes:
+            keys = [w for w in re.findall(r"[\w'’-]{3,}", outcome) if w[0].isupper()]
+            said = any(k.casefold() in low for k in keys[1:] or keys)
+            if not said or len(text.split()) < 4:  # a bare echo confirms nothing
+                missing.append(outcome)
+        if not missing:
+            return text
+        return "\n\n".join(p for p in (text.strip(), f"(Done: {'; '.join(missing)}.)") if p)
 
     return complete
 
@@ -264,7 +295,9 @@ class ChatHub:
                 return self._deliver_plainly(session.id, batch)
             synthetic = self._append_synthetic(session.id, batch)
             try:
-                return await self._resume(session.id, "notification", batch)
+                # Only the synthetic message: announcing needs no older context, and small
+                # models would copy their earlier replies.
+                return await self._resume(session.id, "notification", batch, window=1)
             except Exception as exc:
                 self._rollback_from(synthetic.id)
                 self._record_failure(batch, exc)
@@ -344,7 +377,13 @@ class ChatHub:
     # turns ------------------------------------------------------------------------------
 
     async def _resume(
-        self, session_id: int, kind: str, batch: list[Notification] | None = None
+        self,
+        session_id: int,
+        kind: str,
+        batch: list[Notification] | None = None,
+        complete_reply: Callable[[str], str] | None = None,
+        reply_only: bool = False,
+        window: int = HISTORY_WINDOW,
     ) -> ChatMessage:
         """Run the main agent on the session as it stands (the caller holds the lock)."""
         definition = self.agent()
@@ -354,7 +393,8 @@ class ChatHub:
             kind,
             reply_meta=meta,
             on_reply=self._mark_delivered(batch) if batch else None,
-            complete_reply=completed_reply(batch) if batch else None,
+            complete_reply=completed_reply(batch) if batch else complete_reply,
+            window=window,
         )
         ctx = ToolContext(
             workspace=self.loop.workspace,
@@ -370,6 +410,7 @@ class ChatHub:
             depth=0,
             # Event content is untrusted: a turn the user did not start changes nothing.
             read_only=kind != "user",
+            reply_only=reply_only,
             context=ctx,
             on_token=lambda piece: self.bus.publish(ReplyToken(session_id, piece)),
             on_tool=lambda name, status: self.bus.publish(ToolCalled(session_id, name, status)),
@@ -426,22 +467,29 @@ class ChatHub:
             )
             self.bus.publish(UserMessageAdded(sid, request.id, request.content))
             outcomes = [await self._run_tool_for_user(sid, name, args) for name, args in unique]
-            return await self._confirm(sid, *outcomes)
+            return await self._confirm(sid, "feedback", *outcomes)
 
-    async def _confirm(self, session_id: int, *outcomes: str) -> ChatMessage:
-        """The agent confirms a change already made (a read-only turn); plain words if the
-        model fails, so the user always hears what changed."""
+    async def _confirm(self, session_id: int, kind: str, *outcomes: str) -> ChatMessage:
+        """The agent confirms a change already made (a reply-only turn); what it leaves out
+        is added in plain words, and plain words stand in if the model fails, so the user
+        always hears what changed."""
         try:
-            return await self._resume(session_id, "feedback")
+            return await self._resume(
+                session_id,
+                kind,
+                complete_reply=confirmed_reply(outcomes),
+                reply_only=True,
+                window=1 + len(outcomes),  # the request and the change made for it
+            )
         except TicError as exc:
             log.warning("confirming a preference change failed: %s", _one_line(exc))
             message = ChatMessage.create(
                 session=session_id,
                 role="assistant",
                 content=("Done: " + "; ".join(outcomes) + ".") if outcomes else "Noted.",
-                meta={"kind": "feedback", "fallback": True},
+                meta={"kind": kind, "fallback": True},
             )
-            self._publish_finished(message, "feedback", [])
+            self._publish_finished(message, kind, [])
             return message
 
     async def _run_tool_for_user(self, session_id: int, name: str, args: dict[str, Any]) -> str:
@@ -486,10 +534,10 @@ class ChatHub:
                 outcome = await self._run_tool_for_user(
                     sid, "add_notification_rule", {"section": change.section, "rule": change.rule}
                 )
-                return await self._confirm(sid, outcome)
+                return await self._confirm(sid, "user", outcome)
             if reminder is not None:
                 outcome = await self._run_tool_for_user(sid, "schedule_job", reminder)
-                return await self._confirm(sid, outcome)
+                return await self._confirm(sid, "user", describe_job_outcome(outcome))
             if lookup is not None:  # the answer needs it: look it up first, then answer
                 await self._run_tool_for_user(sid, *lookup)
             try:

@@ -180,17 +180,32 @@ def _engine(workspace: Workspace, model_path: str | None) -> Any:
 
 
 def _printer(stream_tokens: bool) -> Any:
+    streamed: list[str] = []
+    started = [False]
+
     def show(event: Any) -> None:
         if isinstance(event, ReplyStarted) and stream_tokens:
-            label = "assistant" if event.kind == "user" else "assistant (notification)"
+            streamed.clear()
+            started[0] = True
+            label = "assistant (notification)" if event.kind == "notification" else "assistant"
             print(f"\n{label}: ", end="", flush=True)
         elif isinstance(event, ReplyToken) and stream_tokens:
+            streamed.append(event.text)
             print(event.text, end="", flush=True)
         elif isinstance(event, ReplyFinished):
-            if stream_tokens:
-                print()
-            else:
+            if not stream_tokens:
                 print(f"assistant: {event.text}")
+                return
+            said = "".join(streamed).strip()
+            rest = event.text[len(said) :] if event.text.startswith(said) and said else ""
+            if not said:  # nothing was streamed (e.g. plain wording): show it all
+                print(f"\nassistant: {event.text}")
+            elif rest.strip():
+                print(rest.rstrip())
+            else:
+                print()
+            started[0] = False
+            streamed.clear()
         elif isinstance(event, TurnFailed):
             print(f"\n[{event.kind} turn failed: {event.error}]", file=sys.stderr)
 

@@ -133,17 +133,19 @@ class AgentLoop:
         *,
         depth: int = 0,
         read_only: bool = False,
+        reply_only: bool = False,
         context: ToolContext | None = None,
         on_token: TokenCallback | None = None,
         on_tool: Callable[[str, str], None] | None = None,
     ) -> Any:
         """Run steps until the agent replies; returns what ``transcript.add_reply`` returns."""
-        tools = self.tools(definition, depth, read_only)
+        tools = [] if reply_only else self.tools(definition, depth, read_only)
         ctx = context or ToolContext(
             workspace=self.workspace, now=self.clock(), depth=depth, agent=definition.name
         )
         if ctx.delegate is None and depth == 0:
             ctx.delegate = self.delegate_to(definition)
+        previous: Action | None = None
         for step in range(self.max_steps):
             final = step == self.max_steps - 1
             schema = action_schema([] if final else tools)
@@ -151,6 +153,9 @@ class AgentLoop:
             action, completion = await self._step(messages, schema, on_token)
             if action.kind == "reply":
                 return transcript.add_reply(action.text, completion)
+            if action == previous:  # the same call again: answer with what it returned
+                tools = []
+            previous = action
             handle = transcript.begin_tool(action, completion)
             if on_tool is not None:
                 on_tool(action.tool, "running")

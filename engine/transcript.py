@@ -14,9 +14,6 @@ from engine.store.fields import utcnow
 from engine.store.models import ChatMessage, ChatToolCall
 
 HISTORY_WINDOW = 40
-# A turn the user did not start (notifications, feedback) needs little context; a short
-# window also keeps small models from copying their own earlier replies.
-BACKGROUND_WINDOW = 6
 
 
 def prompt_messages(session_id: int, window: int = HISTORY_WINDOW) -> list[Message]:
@@ -61,16 +58,17 @@ class StoredTranscript(Transcript):
         reply_meta: dict[str, Any] | None = None,
         on_reply: Callable[[ChatMessage], None] | None = None,
         complete_reply: Callable[[str], str] | None = None,
+        window: int = HISTORY_WINDOW,
     ):
         self.session_id = session_id
         self.kind = kind
         self.reply_meta = reply_meta or {}
         self.on_reply = on_reply
         self.complete_reply = complete_reply
+        self.window = window
 
     def messages(self) -> list[Message]:
-        window = HISTORY_WINDOW if self.kind == "user" else BACKGROUND_WINDOW
-        return prompt_messages(self.session_id, window)
+        return prompt_messages(self.session_id, self.window)
 
     def begin_tool(self, action: Action, completion: Completion) -> ChatToolCall:
         with database.atomic():

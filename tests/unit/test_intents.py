@@ -10,7 +10,7 @@ from engine.intents import lookup_request, preference_change, reminder_request
 from engine.rules import ALWAYS, CUSTOM, NEVER
 from engine.store.models import ChatToolCall, Job
 from engine.tic import ingest
-from tests.factories import make_event, reply
+from tests.factories import make_event, reply, tool
 
 
 @pytest.mark.parametrize(
@@ -105,3 +105,20 @@ async def test_a_lookup_runs_before_the_model_answers(engine, model):
     assert answer.content == "Anna Berg asked about dinner on Friday."
     seen = model.calls[0]["messages"][-1]["content"]
     assert seen.startswith("[tool search_events returned]") and "Dinner on Friday?" in seen
+
+
+async def test_a_confirmation_that_omits_the_change_gets_it_added(engine, model, workspace):
+    model.add(reply("Okay."))
+    answer = await engine.hub.send("Stop telling me about emails from Sven Larsen")
+    assert answer.content == (
+        "Okay.\n\n(Done: added under Never notify: - Emails from Sven Larsen.)"
+    )
+    assert model.calls[0]["schema"]["properties"]["action"] == {"const": "reply"}
+    assert len(model.calls[0]["messages"]) == 4  # system, the request, the change, its result
+
+
+async def test_the_same_tool_call_twice_makes_the_agent_answer(engine, model):
+    model.add(tool("list_jobs"), tool("list_jobs"), reply("You have no reminders."))
+    await engine.hub.send("any reminders?")
+    assert "anyOf" in model.calls[1]["schema"]
+    assert model.calls[2]["schema"]["properties"]["action"] == {"const": "reply"}
