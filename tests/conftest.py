@@ -67,3 +67,15 @@ async def engine(workspace: Workspace, model: ScriptedModel, settings: Settings)
     await eng.start(schedule=False)
     yield eng
     await eng.stop()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """llama-cpp-python opens /dev/null at import and never closes it; close it here so the
+    interpreter's exit does not report it."""
+    import sys
+
+    utils = sys.modules.get("llama_cpp._utils")
+    for name in ("outnull_file", "errnull_file"):
+        handle = getattr(utils, name, None)
+        if handle is not None and not handle.closed:
+            handle.close()
