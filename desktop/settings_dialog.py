@@ -16,6 +16,7 @@ from desktop.autostart import unsupported_reason
 from desktop.qt import Qt, QtCore, QtGui, QtWidgets, Signal, Slot
 from engine.errors import ModelError
 from engine.llm.llama import validate_model_file
+from engine.llm.openai_compat import is_server_url
 from engine.settings import Settings
 
 ERROR_COLOR = "#c62828"
@@ -220,7 +221,8 @@ class ModelPage(QtWidgets.QWidget):
 
     def _check_in_worker(self, generation: int, path: str) -> None:
         try:
-            validate_model_file(Path(path))
+            if not is_server_url(path):  # a model server's URL is taken as given
+                validate_model_file(Path(path))
             error: str | None = None
         except ModelError as exc:
             error = str(exc)

@@ -18,6 +18,7 @@ from engine.errors import ModelError, TicError
 from engine.jobs import JobScheduler
 from engine.llm.base import LanguageModel
 from engine.llm.llama import LlamaCppModel
+from engine.llm.openai_compat import OpenAICompatModel, is_server_url
 from engine.llm.select import resolve_model_path
 from engine.llm.unavailable import UnavailableModel
 from engine.runner import AgentLoop, MemoryTranscript
@@ -35,7 +36,11 @@ log = logging.getLogger(__name__)
 def load_model(
     workspace: Workspace, settings: Settings, explicit: str | Path | None
 ) -> LanguageModel:
-    """The configured GGUF on llama.cpp; raises ModelError with one clear line."""
+    """The configured GGUF on llama.cpp, or a model server when given its URL; raises
+    ModelError with one clear line."""
+    chosen = explicit or settings.model_path
+    if is_server_url(str(chosen) if chosen else None):
+        return OpenAICompatModel(str(chosen), model=settings.server_model)
     path = resolve_model_path(explicit, settings, workspace)
     return LlamaCppModel(path, context_size=settings.context_size, threads=settings.model_threads)
 

@@ -18,7 +18,8 @@ class Settings(BaseModel):
     tick_interval_minutes: int = Field(15, ge=1, le=24 * 60)
     batch_size: int = Field(50, ge=1, le=500)
     max_event_attempts: int = Field(3, ge=1, le=20)
-    model_path: str | None = None
+    model_path: str | None = None  # a GGUF file, or an OpenAI-compatible server's URL
+    server_model: str = "default"  # the model name to ask a server for
     context_size: int = Field(8192, ge=512, le=131072)
     model_threads: int | None = Field(None, ge=1, le=256)
     max_tool_steps: int = Field(6, ge=1, le=20)

@@ -1,0 +1,118 @@
+"""A model behind an OpenAI-compatible server (llama.cpp's llama-server, LM Studio, vLLM,
+Ollama's /v1, ...). Only used when the user points TIC at one: ``--model http://host:port/v1``
+or the ``model_path`` setting. Structured steps use ``response_format`` with a JSON schema;
+replies stream over server-sent events."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import urllib.error
+import urllib.request
+from typing import Any
+
+from engine.errors import ModelError
+from engine.llm.base import Completion, LanguageModel, Message, TokenCallback
+from engine.llm.guard import check_allowed
+
+
+def is_server_url(value: str | None) -> bool:
+    return bool(value) and str(value).startswith(("http://", "https://"))
+
+
+class OpenAICompatModel(LanguageModel):
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        model: str = "default",
+        api_key: str | None = None,
+        timeout: float = 120.0,
+    ):
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.api_key = api_key
+        self.timeout = timeout
+        self.name = f"{model} at {self.base_url}"
+
+    def _request(self, body: dict[str, Any]) -> urllib.request.Request:
+        headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        return urllib.request.Request(
+            f"{self.base_url}/chat/completions",
+            data=json.dumps(body).encode("utf-8"),
+            headers=headers,
+            method="POST",
+        )
+
+    def _stream(self, body: dict[str, Any], emit: TokenCallback | None) -> Completion:
+        started = time.monotonic()
+        pieces: list[str] = []
+        usage: dict[str, Any] = {}
+        try:
+            with urllib.request.urlopen(self._request(body), timeout=self.timeout) as response:
+                for raw in response:
+                    line = raw.decode("utf-8", "replace").strip()
+                    if not line.startswith("data:"):
+                        continue
+                    data = line[5:].strip()
+                    if data == "[DONE]":
+                        break
+                    chunk = json.loads(data)
+                    usage = chunk.get("usage") or usage
+                    for choice in chunk.get("choices", []):
+                        piece = (choice.get("delta") or {}).get("content")
+                        if piece:
+                            pieces.append(piece)
+                            if emit is not None:
+                                emit(piece)
+        except urllib.error.HTTPError as exc:
+            detail = exc.read().decode("utf-8", "replace")[:200].strip()
+            raise ModelError(
+                f"model server {self.base_url} answered {exc.code}: {detail or exc.reason}"
+            ) from None
+        except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise ModelError(f"model server {self.base_url} unreachable: {reason}") from None
+        except ValueError as exc:
+            raise ModelError(f"model server {self.base_url} sent invalid data: {exc}") from None
+        return Completion(
+            text="".join(pieces),
+            prompt_tokens=int(usage.get("prompt_tokens", 0)),
+            completion_tokens=int(usage.get("completion_tokens", len(pieces))),
+            duration_ms=int((time.monotonic() - started) * 1000),
+        )
+
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        schema: dict[str, Any] | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        on_token: TokenCallback | None = None,
+    ) -> Completion:
+        check_allowed(f"generate with {self.name}")
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "stream": True,
+        }
+        if schema is not None:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "step", "schema": schema, "strict": True},
+            }
+        loop = asyncio.get_running_loop()
+        emit = None
+        if on_token is not None:
+            cb = on_token
+
+            def emit(piece: str) -> None:
+                loop.call_soon_threadsafe(cb, piece)
+
+        return await asyncio.to_thread(self._stream, body, emit)
