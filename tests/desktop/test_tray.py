@@ -1,0 +1,69 @@
+"""Tray logic: state icons and tooltips, the menu's actions, pausing."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from datetime import datetime
+
+from desktop.tray import TrayController, tomorrow_morning
+
+
+def actions(tray: TrayController) -> dict[str, object]:
+    found = {}
+    for action in tray.menu.actions():
+        if action.menu():
+            for sub in action.menu().actions():
+                found[sub.text()] = sub
+        found[action.text()] = action
+    return found
+
+
+def test_states_show_in_the_tooltip(qtbot):
+    tray = TrayController()
+    assert tray.tooltip() == "TIC — all quiet"
+    tray.set_state("checking")
+    assert "checking" in tray.tooltip()
+    tray.set_state("error", "model file not found: /m.gguf")
+    assert tray.tooltip() == "TIC — model file not found: /m.gguf"
+    tray.set_state("unread")
+    assert tray.error is None and "new notification" in tray.tooltip()
+    tray.set_state("idle")
+    tray.set_paused(True)
+    assert tray.tooltip() == "TIC — notifications paused"
+    assert actions(tray)["Turn notifications back on"].isEnabled()
+
+
+def test_menu_actions_emit_their_signals(qtbot):
+    tray = TrayController()
+    menu = actions(tray)
+    for label, signal in (
+        ("Open chat", tray.openChat),
+        ("Check now", tray.checkNow),
+        ("Settings…", tray.openSettings),
+        ("Quit", tray.quitRequested),
+    ):
+        with qtbot.waitSignal(signal, timeout=1000):
+            menu[label].trigger()
+    with qtbot.waitSignal(tray.pauseRequested, timeout=1000) as paused:
+        menu["For 1 hour"].trigger()
+    assert paused.args[0] > datetime.now().astimezone()
+    with qtbot.waitSignal(tray.pauseRequested, timeout=1000) as forever:
+        menu["Until I turn them back on"].trigger()
+    assert forever.args == [None]
+
+
+def test_clicking_the_icon_opens_the_chat(qtbot):
+    tray = TrayController()
+    with qtbot.waitSignal(tray.openChat, timeout=1000):
+        tray.icon.activated.emit(tray.icon.ActivationReason.Trigger)
+
+
+def test_tomorrow_morning():
+    evening = datetime.fromisoformat("2026-11-10T21:00:00").astimezone()
+    assert tomorrow_morning(evening).date() > evening.date()
+    assert tomorrow_morning(evening).hour == 8
+    early = datetime.fromisoformat("2026-11-10T03:00:00").astimezone()
+    assert tomorrow_morning(early).date() == early.date()
