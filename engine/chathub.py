@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 import uuid
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -44,6 +43,13 @@ from engine.store.models import ChatMessage, ChatSession, ChatToolCall, EventRec
 from engine.tools.base import ToolContext
 from engine.tools.notify import NOTIFICATION_SCHEMA
 from engine.transcript import HISTORY_WINDOW, StoredTranscript
+from engine.wording import (
+    completed_reply,
+    confirmed_reply,
+    describe_job_outcome,
+    fallback_text,
+    sender_of,
+)
 
 log = logging.getLogger(__name__)
 
@@ -52,72 +58,6 @@ SYNTHETIC_REASONING = (
     "The system signaled pending notifications. "
     "Let me read them and surface anything relevant to the user."
 )
-SOURCE_LABELS = {
-    "email": "Email",
-    "whatsapp": "WhatsApp",
-    "calendar": "Calendar",
-    "cron": "Reminder",
-}
-
-
-def _mentioned(notification: Notification, text: str) -> bool:
-    low = text.casefold()
-    sender = sender_of(notification)
-    title = (notification.refs or {}).get("title")
-    keys = [k for k in (sender, title) if k]
-    if not keys:
-        keys = [w for w in notification.summary.split() if len(w) > 3 and w[0].isupper()][:2]
-    return any(k.casefold() in low for k in keys)
-
-
-def completed_reply(batch: list[Notification]) -> Callable[[str], str]:
-    """A small model may word a reply that never says what arrived. Whatever the reply leaves
-    out is added as a plain line, so no notification is lost in the wording."""
-
-    def complete(text: str) -> str:
-        missing = [n for n in batch if not _mentioned(n, text)]
-        if not missing:
-            return text
-        lines = [f"- {SOURCE_LABELS.get(n.source, n.source)}: {n.summary}" for n in missing]
-        return "\n\n".join(p for p in (text.strip(), "\n".join(lines)) if p)
-
-    return complete
-
-
-def describe_job_outcome(result: str) -> str:
-    """schedule_job's JSON result in words (an error message stays as it is)."""
-    try:
-        job = json.loads(result)
-    except ValueError:
-        return result
-    if not isinstance(job, dict) or "text" not in job:
-        return result
-    repeat = "" if job.get("repeat") in (None, "none") else f", repeating {job['repeat']}"
-    what = "Reminder" if job.get("kind") == "reminder" else "Task"
-    when = str(job.get("next_run") or "").replace("T", " ")
-    return f"{what} \u201c{job['text']}\u201d set for {when}{repeat}"
-
-
-def confirmed_reply(outcomes: tuple[str, ...]) -> Callable[[str], str]:
-    def complete(text: str) -> str:
-        low = text.casefold()
-        missing = []
-        for outcome in outcomes:
-            keys = [w for w in re.findall(r"[\w'’-]{3,}", outcome) if w[0].isupper()]
-            said = any(k.casefold() in low for k in keys[1:] or keys)
-            if not said or len(text.split()) < 4:  # a bare echo confirms nothing
-                missing.append(outcome)
-        if not missing:
-            return text
-        return "\n\n".join(p for p in (text.strip(), f"(Done: {'; '.join(missing)}.)") if p)
-
-    return complete
-
-
-def fallback_text(batch: list[Notification]) -> str:
-    lines = [f"- {SOURCE_LABELS.get(n.source, n.source)}: {n.summary}" for n in batch]
-    head = "You have a new notification:" if len(batch) == 1 else "You have new notifications:"
-    return "\n".join([head, *lines])
 
 
 class ChatHub:
@@ -545,22 +485,6 @@ class ChatHub:
             except Exception as exc:
                 self.bus.publish(TurnFailed(sid, "user", _one_line(exc)))
                 raise
-
-
-def sender_of(notification: Notification) -> str | None:
-    """Who the notified event came from (for toast titles), if it came from an event."""
-    if notification.event_id is None:
-        return None
-    row = (
-        EventRecord.select(
-            EventRecord.sender_name, EventRecord.sender_address, EventRecord.chat_name
-        )
-        .where(EventRecord.event_id == notification.event_id)
-        .first()
-    )
-    if row is None:
-        return None
-    return row.sender_name or row.sender_address or row.chat_name
 
 
 def _event_of(notification: Notification) -> Event | None:
