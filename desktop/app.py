@@ -17,6 +17,7 @@ from typing import Any
 
 os.environ.setdefault("QT_API", "pyside6")
 
+from desktop.gc_guard import MainThreadCollector
 from desktop.qt import QtCore, QtWidgets
 from engine import ipc
 from engine.bus import ReplyFinished, TickFinished, TurnFailed
@@ -389,6 +390,7 @@ def main(home: Path | None = None, model_path: str | None = None, verbose: bool 
             ctx.get("exception") or RuntimeError(ctx.get("message", "error")), log_path
         )
     )
+    collector = MainThreadCollector(qapp)
     app = DesktopApp(workspace, model_path, log_path)
     with loop:
         try:
@@ -396,5 +398,6 @@ def main(home: Path | None = None, model_path: str | None = None, verbose: bool 
         except TicError as exc:
             print(f"tic: error: {exc}", file=sys.stderr)
             return 1
+    collector.stop()
     log.info("TIC quit cleanly")
     return 0
