@@ -16,6 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from desktop.dialogs import FittedDialog
 from desktop.qr import qr_presenter
 from desktop.qt import Qt, QtCore, QtGui, QtWidgets, Signal, Slot
 from desktop.settings_dialog import ERROR_COLOR, _Form, _hint, _message_label, _show_message
@@ -205,7 +206,7 @@ class AccountRow(QtWidgets.QWidget):
 # --- the connect dialogs (thin: the page runs their step) ----------------------------------
 
 
-class ConnectDialog(QtWidgets.QDialog):
+class ConnectDialog(FittedDialog):
     """A form whose OK runs a step on the page: it stays open, busy, until the step succeeds,
     and shows the step's error inline."""
 
@@ -244,20 +245,6 @@ class ConnectDialog(QtWidgets.QDialog):
         layout.addWidget(self.body)
         layout.addWidget(self.message)
         layout.addWidget(self.buttons)
-
-    def _fit_height(self) -> None:
-        """A window ignores its layout's height-for-width: make room for the wrapped text."""
-        layout = self.layout()
-        if layout.hasHeightForWidth():
-            self.setMinimumHeight(layout.totalHeightForWidth(self.width()))
-
-    def showEvent(self, event: QtGui.QShowEvent) -> None:
-        super().showEvent(event)
-        self._fit_height()
-
-    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._fit_height()
 
     @property
     def ok_button(self) -> QtWidgets.QPushButton:

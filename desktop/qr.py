@@ -8,6 +8,7 @@ import functools
 
 import segno
 
+from desktop.dialogs import FittedDialog
 from desktop.qt import Qt, QtGui, QtWidgets
 
 QUIET_ZONE = 4  # modules of white around the code: scanners need it
@@ -42,7 +43,7 @@ def qr_image(
     return image
 
 
-class QrDialog(QtWidgets.QDialog):
+class QrDialog(FittedDialog):
     """Shows the current pairing code and how to scan it."""
 
     def __init__(self, parent: QtWidgets.QWidget | None = None):
@@ -63,20 +64,6 @@ class QrDialog(QtWidgets.QDialog):
 
     def set_payload(self, payload: str | bytes) -> None:
         self.image.setPixmap(QtGui.QPixmap.fromImage(qr_image(payload)))
-        self._fit_height()
-
-    def _fit_height(self) -> None:
-        """A window ignores its layout's height-for-width: make room for the wrapped text."""
-        layout = self.layout()
-        if layout.hasHeightForWidth():
-            self.setMinimumHeight(layout.totalHeightForWidth(self.width()))
-
-    def showEvent(self, event: QtGui.QShowEvent) -> None:
-        super().showEvent(event)
-        self._fit_height()
-
-    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
-        super().resizeEvent(event)
         self._fit_height()
 
     def pixmap(self) -> QtGui.QPixmap:

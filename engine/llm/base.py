@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,6 +18,14 @@ class Completion:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     duration_ms: int = 0
+
+
+def threadsafe(on_token: TokenCallback | None) -> TokenCallback | None:
+    """Wrap a token callback so a model's worker thread can call it: it runs on the loop."""
+    if on_token is None:
+        return None
+    loop = asyncio.get_running_loop()
+    return lambda piece: loop.call_soon_threadsafe(on_token, piece)
 
 
 class LanguageModel(ABC):

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import ModelError
-from engine.llm.base import Completion, LanguageModel, Message, TokenCallback
+from engine.llm.base import Completion, LanguageModel, Message, TokenCallback, threadsafe
 from engine.llm.guard import check_allowed
 
 log = logging.getLogger(__name__)
@@ -131,13 +131,7 @@ class LlamaCppModel(LanguageModel):
     ) -> Completion:
         check_allowed(f"generate with {self.path.name}")
         loop = asyncio.get_running_loop()
-        emit = None
-        if on_token is not None:
-            cb = on_token
-
-            def emit(piece: str) -> None:
-                loop.call_soon_threadsafe(cb, piece)
-
+        emit = threadsafe(on_token)
         return await loop.run_in_executor(
             self._executor,
             self._generate_sync,

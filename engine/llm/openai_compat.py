@@ -13,7 +13,7 @@ import urllib.request
 from typing import Any
 
 from engine.errors import ModelError
-from engine.llm.base import Completion, LanguageModel, Message, TokenCallback
+from engine.llm.base import Completion, LanguageModel, Message, TokenCallback, threadsafe
 from engine.llm.guard import check_allowed
 
 
@@ -107,12 +107,4 @@ class OpenAICompatModel(LanguageModel):
                 "type": "json_schema",
                 "json_schema": {"name": "step", "schema": schema, "strict": True},
             }
-        loop = asyncio.get_running_loop()
-        emit = None
-        if on_token is not None:
-            cb = on_token
-
-            def emit(piece: str) -> None:
-                loop.call_soon_threadsafe(cb, piece)
-
-        return await asyncio.to_thread(self._stream, body, emit)
+        return await asyncio.to_thread(self._stream, body, threadsafe(on_token))
