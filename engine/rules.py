@@ -35,9 +35,12 @@ def classify_heading(title: str) -> str | None:
     """Which section a heading opens; None for the document title."""
     low = re.sub(r"[^a-z ]", " ", title.lower())
     low = " ".join(low.split())
-    if "never" in low or "don t" in low or "do not" in low or "mute" in low or "ignore" in low:
+    # The heading's first keyword decides: "Always notify (never miss these)" is Always.
+    never = re.search(r"\b(never|don t|do not|mute|ignore|silence)\b", low)
+    always = re.search(r"\balways\b", low)
+    if never and not (always and always.start() < never.start()):
         return NEVER
-    if "always" in low:
+    if always:
         return ALWAYS
     if "preference" in low and "notification" in low:
         return None

@@ -310,3 +310,11 @@ def test_an_empty_or_template_file_has_no_rules() -> None:
     assert parse_rules("").is_empty
     assert parse_rules(template).is_empty
     assert not parse_rules("- one rule").is_empty
+
+
+def test_the_first_keyword_of_a_heading_decides_its_section() -> None:
+    from engine.rules import ALWAYS, NEVER, classify_heading
+
+    assert classify_heading("Always notify (never miss these)") == ALWAYS
+    assert classify_heading("Never notify, not even always-on alerts") == NEVER
+    assert classify_heading("Mute") == NEVER
