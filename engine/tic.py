@@ -16,7 +16,7 @@ from engine.events import Event
 from engine.store.db import database
 from engine.store.models import AgentRun, EventRecord
 from engine.tools.base import ToolContext, ToolRegistry
-from engine.triage import TriageDecider
+from engine.triage import RulesFileError, TriageDecider
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +98,12 @@ class TicRunner:
         if self._lock.locked():
             return TickResult(skipped=True)
         async with self._lock:
+            try:  # a broken rules file stops the tick before any event is claimed
+                self.decider.read_rules()
+            except RulesFileError as exc:
+                log.error("TIC cannot run: %s", exc)
+                self.bus.publish(TickFinished(0, 0, str(exc)))
+                return TickResult(error=str(exc))
             total = notified = failed = 0
             while True:
                 batch = self._claim()
@@ -129,8 +135,9 @@ class TicRunner:
 
     async def _run_batch(self, batch: list[EventRecord]) -> TickResult:
         run = AgentRun.create(agent="tic", events_in=len(batch), started_at=self.clock())
-        ids = [r.id for r in batch]
         notified = 0
+        batch = self._set_aside_corrupt(batch)
+        ids = [r.id for r in batch]
         try:
             events = [Event.model_validate_json(r.payload) for r in batch]
             decisions = await self.decider.decide(events, self.clock())
@@ -182,6 +189,23 @@ class TicRunner:
                 run.notifications_out = notified
                 run.save()
             return TickResult(len(batch), notified, failed, error=message)
+
+    def _set_aside_corrupt(self, batch: list[EventRecord]) -> list[EventRecord]:
+        """A stored event that no longer parses is marked failed with the reason (and logged),
+        so it cannot hold up the rest of its batch."""
+        good = []
+        for record in batch:
+            try:
+                Event.model_validate_json(record.payload)
+            except ValueError as exc:
+                reason = f"corrupt event: {str(exc).splitlines()[0]}"
+                log.error("event %s set aside: %s", record.event_id, reason)
+                EventRecord.update(status="failed", last_error=reason).where(
+                    EventRecord.id == record.id
+                ).execute()
+                continue
+            good.append(record)
+        return good
 
     def _notifier(self, reason: str, rule: str | None) -> Callable[..., object]:
         async def send(payload: dict) -> object:

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from engine.agents import AgentDefinition, load_agent, system_prompt
-from engine.errors import ModelError
+from engine.errors import ModelError, TicError
 from engine.events import Event
 from engine.llm.base import LanguageModel
 from engine.policy import PolicyDecision, decide_by_rules, heuristic
@@ -28,6 +28,10 @@ log = logging.getLogger(__name__)
 
 RULES_FILE = "data/notifications.md"
 TEXT_LIMIT = 400
+
+
+class RulesFileError(TicError):
+    """data/notifications.md exists but cannot be read: no tick may ignore the user's rules."""
 
 
 @dataclass(frozen=True)
@@ -153,10 +157,21 @@ class TriageDecider:
         return load_agent(self.workspace.agents_dir, self.agent_name)
 
     def read_rules(self) -> str:
+        """The rules file's text; a missing file means no rules (the heuristics decide), but
+        a file that exists and cannot be read is an error, never silently "no rules"."""
+        path = self.workspace.root / RULES_FILE
         try:
-            return (self.workspace.root / RULES_FILE).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            return path.read_text(encoding="utf-8")
+        except FileNotFoundError:
             return ""
+        except UnicodeDecodeError as exc:
+            raw = path.read_bytes()
+            line = raw[: exc.start].count(b"\n") + 1
+            raise RulesFileError(
+                f"{RULES_FILE} line {line} is not valid UTF-8; fix or re-save the file"
+            ) from None
+        except OSError as exc:
+            raise RulesFileError(f"{RULES_FILE} cannot be read ({exc.strerror or exc})") from None
 
     async def decide(
         self,

@@ -195,3 +195,30 @@ async def test_decision_rule_and_reason_are_stored(engine, model, workspace):
     note = Notification.get()
     assert note.rule == "Emails from Shop"
     assert note.reason == "matches the Always rule \u201cEmails from Shop\u201d"
+
+
+@pytest.mark.allow_log_warnings
+async def test_an_unreadable_rules_file_stops_the_tick_and_loses_nothing(engine, model, workspace):
+    ingest([make_event()])
+    workspace.rules_file.write_bytes(b"## Never notify\n- caf\xe9 people\n")
+    result = await engine.tic.tick()
+    assert (
+        result.error == "data/notifications.md line 2 is not valid UTF-8; fix or re-save the file"
+    )
+    record = EventRecord.get()
+    assert (record.status, record.attempts) == ("pending", 0)
+    workspace.rules_file.write_text("## Never notify\n- Emails from Anna Berg\n")
+    assert (await engine.tic.tick()).events == 1
+    assert EventRecord.get().decision_rule == "Emails from Anna Berg"
+
+
+@pytest.mark.allow_log_warnings
+async def test_a_corrupt_stored_event_does_not_hold_up_its_batch(engine, model):
+    good, bad = make_event(**NEWSLETTER), make_event(**NEWSLETTER)
+    ingest([good, bad])
+    EventRecord.update(payload='{"id": "broken"}').where(EventRecord.event_id == bad.id).execute()
+    result = await engine.tic.tick()
+    assert result.error is None
+    rows = {r.event_id: r for r in EventRecord.select()}
+    assert rows[good.id].status == "done"
+    assert rows[bad.id].status == "failed" and rows[bad.id].last_error.startswith("corrupt event")
