@@ -208,6 +208,10 @@ class DesktopApp(QtCore.QObject):
     def _on_tick_finished(self, ev: TickFinished) -> None:
         if ev.error:
             self.tray.set_state("error", f"checking failed: {ev.error}")
+        elif ev.failed:
+            self.tray.set_state(
+                "error", f"{ev.failed} message(s) could not be checked; see {self.log_path}"
+            )
         elif self.tray.state == "checking":
             self.tray.set_state("idle")
 

@@ -73,6 +73,7 @@ class TickFinished:
     events: int
     notified: int
     error: str | None = None
+    failed: int = 0  # events given up on (attempts exhausted, corrupt): kept, never silent
 
 
 Subscriber = Callable[[Any], None]

@@ -240,6 +240,11 @@ async def cmd_tick(workspace: Workspace, model_path: str | None) -> int:
     print(
         f"TIC checked {result.events} event(s), notified {result.notified}"
         + (f", failed: {result.error}" if result.error else "")
+        + (
+            f"; {result.failed} event(s) given up on (see tic history / the log)"
+            if result.failed
+            else ""
+        )
     )
     return 1 if result.error else 0
 

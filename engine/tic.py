@@ -114,7 +114,9 @@ class TicRunner:
                 total += result.events
                 notified += result.notified
                 failed += result.failed
-                self.bus.publish(TickFinished(result.events, result.notified, result.error))
+                self.bus.publish(
+                    TickFinished(result.events, result.notified, result.error, result.failed)
+                )
                 if result.error:
                     return TickResult(total, notified, failed, error=result.error)
             return TickResult(total, notified, failed)
@@ -136,7 +138,9 @@ class TicRunner:
     async def _run_batch(self, batch: list[EventRecord]) -> TickResult:
         run = AgentRun.create(agent="tic", events_in=len(batch), started_at=self.clock())
         notified = 0
+        claimed = len(batch)
         batch = self._set_aside_corrupt(batch)
+        corrupt = claimed - len(batch)
         ids = [r.id for r in batch]
         try:
             events = [Event.model_validate_json(r.payload) for r in batch]
@@ -172,7 +176,7 @@ class TicRunner:
                     ).where(EventRecord.id == record.id).execute()
                 run.status, run.ended_at, run.notifications_out = "ok", self.clock(), notified
                 run.save()
-            return TickResult(len(batch), notified)
+            return TickResult(claimed, notified, corrupt)
         except Exception as exc:
             message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             log.error("TIC run failed: %s", message)
@@ -188,7 +192,7 @@ class TicRunner:
                 run.status, run.ended_at, run.error = "error", self.clock(), message
                 run.notifications_out = notified
                 run.save()
-            return TickResult(len(batch), notified, failed, error=message)
+            return TickResult(claimed, notified, failed + corrupt, error=message)
 
     def _set_aside_corrupt(self, batch: list[EventRecord]) -> list[EventRecord]:
         """A stored event that no longer parses is marked failed with the reason (and logged),

@@ -217,8 +217,13 @@ async def test_a_corrupt_stored_event_does_not_hold_up_its_batch(engine, model):
     good, bad = make_event(**NEWSLETTER), make_event(**NEWSLETTER)
     ingest([good, bad])
     EventRecord.update(payload='{"id": "broken"}').where(EventRecord.event_id == bad.id).execute()
+    seen: list = []
+    engine.bus.subscribe(seen.append)
     result = await engine.tic.tick()
-    assert result.error is None
+    assert (result.error, result.events, result.failed) == (None, 2, 1)
+    from engine.bus import TickFinished
+
+    assert [e.failed for e in seen if isinstance(e, TickFinished)] == [1]
     rows = {r.event_id: r for r in EventRecord.select()}
     assert rows[good.id].status == "done"
     assert rows[bad.id].status == "failed" and rows[bad.id].last_error.startswith("corrupt event")
