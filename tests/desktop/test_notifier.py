@@ -12,6 +12,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import asyncio
 import logging
+import shutil
 from collections.abc import Awaitable, Callable, Iterator
 from datetime import datetime, time, timedelta
 from typing import Any
@@ -103,9 +104,16 @@ def tray_icon() -> QtWidgets.QSystemTrayIcon:
 # -- fixtures (plain helpers from session.py; conftest may take them over) -------------------
 
 
+def needs(*tools: str) -> None:
+    missing = [t for t in tools if shutil.which(t) is None]
+    if missing:
+        pytest.skip(f"not installed: {', '.join(missing)} (.ci/run installs them)")
+
+
 @pytest.fixture
 def bus_session() -> Iterator[DesktopSession]:
     """A private session bus (no notification server yet), applied to os.environ."""
+    needs("dbus-daemon", "dbus-send")
     with isolated_session(xvfb=False) as session, session.applied():
         yield session
 
@@ -465,6 +473,7 @@ def test_without_any_session_bus_show_returns_chat(run, monkeypatch, tmp_path):
 
 
 def test_native_toast_is_displayed_by_dunst_on_a_virtual_display(run):
+    needs("Xvfb", "dbus-daemon", "dunst", "dunstctl")
     with isolated_session() as session, session.applied():
         session.start_dunst()
         notifier = Notifier()
@@ -476,6 +485,7 @@ def test_native_toast_is_displayed_by_dunst_on_a_virtual_display(run):
 
 
 def test_session_starts_display_bus_and_tray_and_leaves_nothing_behind():
+    needs("Xvfb", "dbus-daemon", "trayer", "xdotool")
     with isolated_session() as session:
         assert session.display and session.display.startswith(":")
         assert session.bus_address and session.bus_address.startswith("unix:")
