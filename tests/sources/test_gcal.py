@@ -16,8 +16,8 @@ from engine.events import Event, Person
 from engine.sources.base import Batch, NeedsSignIn, TransientError
 from engine.sources.gcal import CalendarSource, calendar_change, event_time, plain_text
 from engine.sources.runner import load_cursor, sync_once
-from engine.store.models import EventRecord
 from tests.sources.fake_google import ACCOUNT, FakeGoogle, running_google
+from tests.sources.stored import stored, stored_ids
 
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 KEY = f"gcal:{ACCOUNT}"
@@ -62,14 +62,6 @@ def make_source(google: FakeGoogle, clock: Clock) -> Iterator[Callable[..., Cale
     yield make
     for source in made:
         source.session.close()
-
-
-def stored_ids() -> list[str]:
-    return [r.event_id for r in EventRecord.select().order_by(EventRecord.id)]
-
-
-def stored(event_id: str) -> Event:
-    return Event.model_validate_json(EventRecord.get(EventRecord.event_id == event_id).payload)
 
 
 def version(event: dict) -> str:

@@ -12,12 +12,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from engine.events import Event, Person
+from engine.events import Person
 from engine.sources.base import Batch, NeedsSignIn, TransientError
 from engine.sources.gmail import METADATA_HEADERS, GmailSource, message_event, parse_sender
 from engine.sources.runner import SourceRunner, load_cursor, sync_once
-from engine.store.models import EventRecord, SourceStatus
+from engine.store.models import SourceStatus
 from tests.sources.fake_google import ACCOUNT, FakeGoogle, running_google
+from tests.sources.stored import stored, stored_ids
 
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 KEY = f"gmail:{ACCOUNT}"
@@ -43,14 +44,6 @@ def make_source(google: FakeGoogle) -> Iterator[Callable[..., GmailSource]]:
     yield make
     for source in made:
         source.session.close()
-
-
-def stored_ids() -> list[str]:
-    return [r.event_id for r in EventRecord.select().order_by(EventRecord.id)]
-
-
-def stored(event_id: str) -> Event:
-    return Event.model_validate_json(EventRecord.get(EventRecord.event_id == event_id).payload)
 
 
 def cursor() -> dict:
