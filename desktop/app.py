@@ -19,14 +19,14 @@ os.environ.setdefault("QT_API", "pyside6")
 
 from desktop.gc_guard import MainThreadCollector
 from desktop.qt import QtCore, QtWidgets
-from engine import ipc
+import engine.ipc.channel as ipc
 from engine.bus import ReplyFinished, TickFinished, TurnFailed
-from engine.core import Engine, load_model_or_stand_in
+from engine.engine import Engine, load_model_or_stand_in
 from engine.errors import ModelError, TicError
 from engine.events import parse_event
-from engine.history import history_rows
+from engine.chat.history import history_rows
 from engine.settings import Settings
-from engine.tic import ingest
+from engine.triage.runner import ingest
 from engine.workspace import Workspace
 
 log = logging.getLogger("desktop")
@@ -86,8 +86,8 @@ class DesktopApp(QtCore.QObject):
 
     async def start(self) -> None:
         from desktop.bridge import EngineBridge
-        from desktop.chat_window import ChatWindow
-        from desktop.notifier import Notifier
+        from desktop.chat.window import ChatWindow
+        from desktop.notify.notifier import Notifier
         from desktop.tray import TrayController
 
         model, self.model_error = load_model_or_stand_in(
@@ -157,8 +157,8 @@ class DesktopApp(QtCore.QObject):
 
     def check_accounts(self) -> None:
         """An account that needs signing in again turns the tray to error, with its name."""
-        from desktop.accounts_page import sign_in_problem
-        from engine.accounts import states
+        from desktop.settings.accounts_page import sign_in_problem
+        from engine.accounts.registry import states
 
         previous = self.account_problem
         self.account_problem = sign_in_problem(states(self.engine.settings.accounts))
@@ -193,7 +193,7 @@ class DesktopApp(QtCore.QObject):
             return
         if not (self.chat.isVisible() and self.chat.isActiveWindow()):
             self.tray.set_state("unread")
-        from desktop.notifier import toast_for
+        from desktop.notify.notifier import toast_for
 
         self.spawn(self._toast(toast_for(ev)), "toast")
 
@@ -246,8 +246,8 @@ class DesktopApp(QtCore.QObject):
         }
 
     def open_settings(self) -> None:
-        from desktop.accounts_page import AccountsPage
-        from desktop.settings_dialog import SettingsDialog
+        from desktop.settings.accounts_page import AccountsPage
+        from desktop.settings.dialog import SettingsDialog
 
         accounts_page = AccountsPage(self.engine, self.spawn)
         accounts_page.refreshed.connect(self.check_accounts)

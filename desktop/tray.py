@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from desktop.icons import state_icon
+from desktop.widgets.icons import state_icon
 from desktop.qt import QtCore, QtGui, QtWidgets, Signal
 
 TOOLTIPS = {

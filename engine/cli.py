@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engine import ipc
+import engine.ipc.channel as ipc
 from engine.bus import ReplyFinished, ReplyStarted, ReplyToken, TurnFailed
 from engine.clock import utcnow
 from engine.errors import InputError, TicError
@@ -149,7 +149,7 @@ def run_desktop(args: argparse.Namespace) -> int:
 
 def cmd_ingest(workspace: Workspace, file: Path) -> int:
     from engine.store.db import close_database, open_database
-    from engine.tic import ingest
+    from engine.triage.runner import ingest
 
     events = read_events(file)
     answer = ipc.request(
@@ -173,7 +173,7 @@ def cmd_ingest(workspace: Workspace, file: Path) -> int:
 
 
 def _engine(workspace: Workspace, model_path: str | None) -> Any:
-    from engine.core import Engine, load_model
+    from engine.engine import Engine, load_model
 
     settings = Settings.load(workspace.settings_file)
     return Engine(workspace, settings, load_model(workspace, settings, model_path))
@@ -280,7 +280,7 @@ async def cmd_chat(workspace: Workspace, model_path: str | None) -> int:
 
 
 def cmd_history(workspace: Workspace, *, as_json: bool, limit: int) -> int:
-    from engine.history import history_rows
+    from engine.chat.history import history_rows
     from engine.store.db import close_database, open_database
 
     open_database(workspace.db_path)
@@ -311,8 +311,8 @@ def cmd_history(workspace: Workspace, *, as_json: bool, limit: int) -> int:
 
 
 async def cmd_triage(args: argparse.Namespace) -> int:
-    from engine.core import load_model
-    from engine.triage import TriageDecider
+    from engine.engine import load_model
+    from engine.triage.decider import TriageDecider
 
     try:
         rules_text = args.rules.read_text(encoding="utf-8")
@@ -340,9 +340,9 @@ async def cmd_triage(args: argparse.Namespace) -> int:
 
 
 async def cmd_eval(args: argparse.Namespace) -> int:
-    from engine.core import load_model
-    from engine.evaluate import evaluate, read_cases
-    from engine.triage import TriageDecider
+    from engine.engine import load_model
+    from engine.triage.evaluate import evaluate, read_cases
+    from engine.triage.decider import TriageDecider
 
     cases = read_cases(args.cases)
     rules_dir = args.rules_dir or args.cases.parent

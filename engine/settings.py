@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
-from engine.accounts import AccountConfig
+from engine.accounts.registry import AccountConfig
 from engine.fsutil import atomic_write
 
 log = logging.getLogger(__name__)

@@ -61,7 +61,7 @@ def settings() -> Settings:
 
 @pytest.fixture
 async def engine(workspace: Workspace, model: ScriptedModel, settings: Settings):
-    from engine.core import Engine
+    from engine.engine import Engine
 
     eng = Engine(workspace, settings, model, retry_delays=(0.05, 0.1))
     await eng.start(schedule=False)

@@ -16,25 +16,25 @@ from typing import Any
 
 import pytest
 
-from desktop.accounts_page import (
+from desktop.settings.accounts_page import (
     AccountsPage,
     UnofficialWarningBox,
     sign_in_problem,
     synced_text,
 )
 from desktop.app import DesktopApp
-from desktop.qr import qr_image, qr_presenter
+from desktop.widgets.qr import qr_image, qr_presenter
 from desktop.qt import QtGui
-from desktop.settings_dialog import SettingsDialog
+from desktop.settings.dialog import SettingsDialog
 from desktop.tray import TrayController
-from engine import secrets
-from engine.accounts import AccountConfig, AccountState, imap_config, states
+import engine.accounts.secrets as secrets
+from engine.accounts.registry import AccountConfig, AccountState, imap_config, states
 from engine.clock import utcnow
 from engine.settings import Settings
-from engine.sources import google_auth
+import engine.sources.google.auth as google_auth
 from engine.sources.base import SourceError
-from engine.sources.imap import secret_name
-from engine.sources.whatsapp_live import UNOFFICIAL_WARNING
+from engine.sources.mail.imap import secret_name
+from engine.sources.whatsapp.live import UNOFFICIAL_WARNING
 from engine.store.models import SourceStatus
 from tests import keyring_memory
 from tests.sources.dovecot import Dovecot, dovecot_binary

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
-from desktop import chat_window as chat_window_module
-from desktop.chat_window import ChatWindow, WhyDialog, format_timestamp
+import desktop.chat.window as chat_window_module
+from desktop.chat.window import ChatWindow, WhyDialog, format_timestamp
 from desktop.qt import Qt, QtCore, QtGui
 from engine.bus import ReplyFinished, ReplyStarted, ReplyToken, ToolCalled, TurnFailed
 

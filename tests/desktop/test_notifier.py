@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import qasync
 
-from desktop.notifier import (
+from desktop.notify.notifier import (
     MUTE_LABEL,
     Notifier,
     Toast,

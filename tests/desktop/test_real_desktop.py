@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from engine import ipc
-from engine.rules import NEVER, parse_rules
+import engine.ipc.channel as ipc
+from engine.triage.rules.parse import NEVER, parse_rules
 from engine.workspace import Workspace
 from tests.cli_helpers import ROOT, SHARED, write_jsonl
 from tests.desktop.session import isolated_session

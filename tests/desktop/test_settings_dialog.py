@@ -14,7 +14,7 @@ import pytest
 
 from desktop import autostart
 from desktop.qt import QtCore, QtWidgets
-from desktop.settings_dialog import ACCOUNTS_PLACEHOLDER, SettingsDialog
+from desktop.settings.dialog import ACCOUNTS_PLACEHOLDER, SettingsDialog
 from engine.settings import Settings
 
 CHECK_TIMEOUT_MS = 3000

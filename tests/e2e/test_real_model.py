@@ -10,7 +10,7 @@ import pytest
 
 from engine.llm.llama import LlamaCppModel
 from engine.llm.select import default_model_path
-from engine.triage import rule_choice_schema
+from engine.triage.decider import rule_choice_schema
 from tests.cli_helpers import SHARED, run_tic, write_jsonl
 
 pytestmark = pytest.mark.real_model
@@ -92,7 +92,7 @@ def test_triage_answers_every_dev_case_with_valid_json(tmp_path: Path):
 
 async def test_rule_with_quotes_and_backslashes_builds_a_grammar():
     """llama.cpp's schema converter mis-escapes quotes in enum constants and then crashes."""
-    from engine.triage import grammar_safe
+    from engine.triage.decider import grammar_safe
 
     model = LlamaCppModel(default_model_path())
     try:
@@ -108,7 +108,7 @@ async def test_rule_with_quotes_and_backslashes_builds_a_grammar():
 
 
 async def test_reply_streams_tokens_from_the_real_model(workspace):
-    from engine.core import Engine
+    from engine.engine import Engine
     from engine.settings import Settings
 
     model = LlamaCppModel(default_model_path())
@@ -144,11 +144,11 @@ def test_tic_eval_meets_the_goals_on_the_dev_set(tmp_path: Path):
 
 async def test_stop_telling_me_round_trip_on_the_real_model(workspace):
     """Chat asks to stop → a Never rule lands in the right section → the next tick obeys."""
-    from engine.core import Engine
-    from engine.rules import NEVER, parse_rules
+    from engine.engine import Engine
+    from engine.triage.rules.parse import NEVER, parse_rules
     from engine.settings import Settings
     from engine.store.models import EventRecord, Notification
-    from engine.tic import ingest
+    from engine.triage.runner import ingest
     from tests.factories import make_event
 
     engine = Engine(workspace, Settings(), LlamaCppModel(default_model_path()))

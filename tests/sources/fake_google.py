@@ -28,8 +28,8 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import google.oauth2.credentials as oauth2_credentials
 import pytest
 
-from engine.secrets import get_secret, set_secret
-from engine.sources.google_auth import secret_name
+from engine.accounts.secrets import get_secret, set_secret
+from engine.sources.google.auth import secret_name
 from tests.keyring_memory import MemoryKeyring, use_memory_keyring
 
 ACCOUNT = "ada@example.com"

@@ -14,8 +14,8 @@ import pytest
 
 from engine.events import Event, Person
 from engine.sources.base import Batch, NeedsSignIn, TransientError
-from engine.sources.gcal import CalendarSource, calendar_change, event_time, plain_text
-from engine.sources.runner import load_cursor, sync_once
+from engine.sources.google.calendar import CalendarSource, calendar_change, event_time, plain_text
+from engine.sources.sync import load_cursor, sync_once
 from tests.sources.fake_google import ACCOUNT, FakeGoogle, running_google
 from tests.sources.stored import stored, stored_ids
 

@@ -14,8 +14,8 @@ import pytest
 
 from engine.events import Person
 from engine.sources.base import Batch, NeedsSignIn, TransientError
-from engine.sources.gmail import METADATA_HEADERS, GmailSource, message_event, parse_sender
-from engine.sources.runner import SourceRunner, load_cursor, sync_once
+from engine.sources.google.gmail import METADATA_HEADERS, GmailSource, message_event, parse_sender
+from engine.sources.sync import SourceRunner, load_cursor, sync_once
 from engine.store.models import SourceStatus
 from tests.sources.fake_google import ACCOUNT, FakeGoogle, running_google
 from tests.sources.stored import stored, stored_ids

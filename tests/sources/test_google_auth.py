@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.secrets import get_secret, set_secret
+from engine.accounts.secrets import get_secret, set_secret
 from engine.sources.base import NeedsSignIn, SourceError, TransientError
-from engine.sources.google_auth import (
+from engine.sources.google.auth import (
     CALENDAR_SCOPE,
     GMAIL_SCOPE,
     SUCCESS_PAGE,

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from engine.events import Event
-from engine.secrets import set_secret
+from engine.accounts.secrets import set_secret
 from engine.sources.base import Batch, NeedsSignIn, SourceError, TransientError
-from engine.sources.imap import (
+from engine.sources.mail.imap import (
     FolderState,
     ImapSource,
     TextPart,
@@ -28,7 +28,7 @@ from engine.sources.imap import (
     parse_sender,
     secret_name,
 )
-from engine.sources.runner import load_cursor, sync_once
+from engine.sources.sync import load_cursor, sync_once
 from engine.store.models import EventRecord
 from tests import keyring_memory
 from tests.keyring_memory import MemoryKeyring

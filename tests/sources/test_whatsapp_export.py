@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from engine.sources.base import Batch, SourceError
-from engine.sources.runner import load_cursor, sync_once
-from engine.sources.whatsapp_export import (
+from engine.sources.sync import load_cursor, sync_once
+from engine.sources.whatsapp.export import (
     ExportError,
     WhatsAppExportSource,
     chat_events,

@@ -17,8 +17,8 @@ import pytest
 
 from engine.events import Event
 from engine.sources.base import NeedsSignIn, SourceError, TransientError
-from engine.sources.runner import sync_once
-from engine.sources.whatsapp_live import (
+from engine.sources.sync import sync_once
+from engine.sources.whatsapp.live import (
     UNOFFICIAL_WARNING,
     OptInRequired,
     WhatsAppLiveSource,

@@ -1,0 +1,1 @@
+"""The chat window and its Markdown rendering."""

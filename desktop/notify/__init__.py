@@ -1,0 +1,1 @@
+"""Native notifications (toasts), with fallbacks."""

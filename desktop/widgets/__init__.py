@@ -1,0 +1,1 @@
+"""Small reusable widgets: icons, dialogs, QR codes."""

@@ -1,0 +1,1 @@
+"""The user's accounts: configuration, the kinds of account, and their secrets."""

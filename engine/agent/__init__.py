@@ -1,0 +1,1 @@
+"""The agent loop: schema-constrained actions, definitions, transcripts, tools."""

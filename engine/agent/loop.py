@@ -1,0 +1,207 @@
+"""The agent loop: each step the model writes one schema-constrained JSON action; a tool
+action runs the tool and feeds its result back, a reply action ends the turn. The last
+allowed step may only reply, so a turn always ends with words for the user."""
+
+from __future__ import annotations
+
+import json
+import logging
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from engine.agent.actions import Action, ReplyStreamer, action_schema, parse_action, tool_catalogue
+from engine.agent.definitions import AgentDefinition, system_prompt
+from engine.clock import utcnow
+from engine.errors import ModelError, TicError, ToolError
+from engine.llm.base import Completion, LanguageModel, Message, TokenCallback
+from engine.agent.tools.base import Tool, ToolContext, ToolRegistry
+from engine.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+MAX_RESULT_CHARS = 4000
+STEP_MAX_TOKENS = 512
+
+FORMAT_NOTE = (
+    "\n\n## How to answer\n"
+    "Answer with one JSON object per step. To talk to the user: "
+    '{"action": "reply", "text": "..."}. To use a tool: '
+    '{"action": "tool", "tool": "<name>", "arguments": {...}}. '
+    "After a tool result you may use another tool or reply."
+)
+
+
+@dataclass(frozen=True)
+class ToolStep:
+    action: Action
+    status: str
+    result_type: str
+    result: str
+
+
+def render_result(value: Any, result_type: str) -> str:
+    if result_type == "json" or not isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return value
+
+
+def result_message(step: ToolStep) -> Message:
+    body = (
+        step.result
+        if len(step.result) <= MAX_RESULT_CHARS
+        else (step.result[:MAX_RESULT_CHARS] + " …(truncated)")
+    )
+    verb = "returned" if step.status == "done" else step.status
+    return {"role": "user", "content": f"[tool {step.action.tool} {verb}]\n{body}"}
+
+
+class Transcript(ABC):
+    """Where a turn's conversation lives: the store for chats, memory for sub-agents."""
+
+    @abstractmethod
+    def messages(self) -> list[Message]: ...
+
+    @abstractmethod
+    def begin_tool(self, action: Action, completion: Completion) -> Any:
+        """Record a tool call as running; returns a handle for ``end_tool``."""
+
+    @abstractmethod
+    def end_tool(self, handle: Any, step: ToolStep) -> None: ...
+
+    @abstractmethod
+    def add_reply(self, text: str, completion: Completion) -> Any: ...
+
+
+class MemoryTranscript(Transcript):
+    def __init__(self, task: str):
+        self._messages: list[Message] = [{"role": "user", "content": task}]
+        self.reply: str | None = None
+
+    def messages(self) -> list[Message]:
+        return list(self._messages)
+
+    def begin_tool(self, action: Action, completion: Completion) -> Any:
+        return None
+
+    def end_tool(self, handle: Any, step: ToolStep) -> None:
+        self._messages.append({"role": "assistant", "content": step.action.to_json()})
+        self._messages.append(result_message(step))
+
+    def add_reply(self, text: str, completion: Completion) -> str:
+        self.reply = text
+        self._messages.append({"role": "assistant", "content": Action("reply", text).to_json()})
+        return text
+
+
+class AgentLoop:
+    def __init__(
+        self,
+        model: LanguageModel,
+        registry: ToolRegistry,
+        workspace: Workspace,
+        *,
+        max_steps: int = 6,
+        clock: Callable[[], datetime] = utcnow,
+    ):
+        self.model = model
+        self.registry = registry
+        self.workspace = workspace
+        self.max_steps = max_steps
+        self.clock = clock
+
+    def tools(self, definition: AgentDefinition, depth: int, read_only: bool) -> list[Tool]:
+        return self.registry.tools_for(definition.tools, depth=depth, read_only=read_only)
+
+    def system_message(self, definition: AgentDefinition, tools: list[Tool]) -> Message:
+        now = self.clock().astimezone()
+        text = (
+            system_prompt(definition, self.workspace)
+            + "\n\n## Tools\n"
+            + (tool_catalogue(tools) or "(none)")
+            + FORMAT_NOTE
+            + f"\n\nCurrent time: {now.isoformat(timespec='minutes')}"
+        )
+        return {"role": "system", "content": text}
+
+    async def run(
+        self,
+        definition: AgentDefinition,
+        transcript: Transcript,
+        *,
+        depth: int = 0,
+        read_only: bool = False,
+        reply_only: bool = False,
+        context: ToolContext | None = None,
+        on_token: TokenCallback | None = None,
+        on_tool: Callable[[str, str], None] | None = None,
+    ) -> Any:
+        """Run steps until the agent replies; returns what ``transcript.add_reply`` returns."""
+        tools = [] if reply_only else self.tools(definition, depth, read_only)
+        ctx = context or ToolContext(
+            workspace=self.workspace, now=self.clock(), depth=depth, agent=definition.name
+        )
+        if ctx.delegate is None and depth == 0:
+            ctx.delegate = self.delegate_to(definition)
+        previous: Action | None = None
+        for step in range(self.max_steps):
+            final = step == self.max_steps - 1
+            schema = action_schema([] if final else tools)
+            messages = [self.system_message(definition, tools), *transcript.messages()]
+            action, completion = await self._step(messages, schema, on_token)
+            if action.kind == "reply":
+                return transcript.add_reply(action.text, completion)
+            if action == previous:  # the same call again: answer with what it returned
+                tools = []
+            previous = action
+            handle = transcript.begin_tool(action, completion)
+            if on_tool is not None:
+                on_tool(action.tool, "running")
+            result = await self._run_tool(action, tools, ctx)
+            transcript.end_tool(handle, result)
+            if on_tool is not None:
+                on_tool(action.tool, result.status)
+        raise ModelError("the agent did not reply")  # unreachable: the last step must reply
+
+    async def _step(
+        self, messages: list[Message], schema: dict[str, Any], on_token: TokenCallback | None
+    ) -> tuple[Action, Completion]:
+        last_error = ""
+        for _attempt in range(2):
+            streamer = ReplyStreamer(on_token) if on_token is not None else None
+            completion = await self.model.complete(
+                messages,
+                schema=schema,
+                max_tokens=STEP_MAX_TOKENS,
+                on_token=streamer.feed if streamer else None,
+            )
+            try:
+                return parse_action(completion.text, schema), completion
+            except ValueError as exc:
+                last_error = str(exc)
+                log.warning("invalid agent step, retrying: %s", last_error)
+        raise ModelError(f"the model produced no valid step: {last_error}")
+
+    async def _run_tool(self, action: Action, allowed: list[Tool], ctx: ToolContext) -> ToolStep:
+        tool = next((t for t in allowed if t.name == action.tool), None)
+        if tool is None:
+            return ToolStep(action, "rejected", "string", f"tool {action.tool!r} is not allowed")
+        try:
+            value = await tool.call(action.arguments, ctx)
+        except ToolError as exc:
+            return ToolStep(action, "failed", "string", str(exc))
+        except TicError as exc:
+            return ToolStep(action, "failed", "string", str(exc))
+        return ToolStep(action, "done", tool.result_type, render_result(value, tool.result_type))
+
+    def delegate_to(self, parent: AgentDefinition) -> Callable[[str, int], Any]:
+        async def delegate(task: str, depth: int) -> str:
+            transcript = MemoryTranscript(task)
+            ctx = ToolContext(
+                workspace=self.workspace, now=self.clock(), depth=depth, agent=f"{parent.name}/sub"
+            )
+            return await self.run(parent, transcript, depth=depth, read_only=True, context=ctx)
+
+        return delegate

@@ -1,0 +1,52 @@
+"""``notify``: hand one structured notification to the chat agent (via ChatHub), and
+``read_notification``: the introspection tool the synthetic delivery message completes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.errors import ToolError
+from engine.agent.tools.base import Tool, ToolContext
+
+NOTIFICATION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "source": {"type": "string", "enum": ["email", "whatsapp", "calendar", "cron"]},
+        "event_type": {"type": "string", "minLength": 1, "maxLength": 60},
+        "summary": {"type": "string", "minLength": 1, "maxLength": 400},
+        "event_time": {"anyOf": [{"type": "string", "maxLength": 40}, {"type": "null"}]},
+        "refs": {"type": "object"},
+    },
+    "required": ["source", "event_type", "summary"],
+    "additionalProperties": False,
+}
+
+
+class NotifyTool(Tool):
+    name = "notify"
+    description = (
+        "Surface one event to the user. summary: a neutral third-person statement of fact "
+        "(1-2 sentences) naming who and what. refs: ids needed to act on it later."
+    )
+    parameters = NOTIFICATION_SCHEMA
+    category = "Notification"
+
+    async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Any:
+        if ctx.notify is None:
+            raise ToolError("notify is not available here")
+        if not arguments["summary"].strip():
+            raise ToolError("notify: summary is empty")
+        record = await ctx.notify(arguments)
+        return "queued" if record is not None else "already notified"
+
+
+class ReadNotificationTool(Tool):
+    name = "read_notification"
+    description = "Read pending notifications (the system fills this in when some arrive)."
+    parameters = {"type": "object", "properties": {}, "additionalProperties": False}
+    category = "Introspection"
+    root_agent_only = True
+    result_type = "json"
+
+    async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Any:
+        return []

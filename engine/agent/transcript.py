@@ -1,0 +1,110 @@
+"""A chat session's transcript in the store (``chat_history`` + ``chat_llm_tools``), as the
+agent loop reads and writes it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from engine.agent.actions import Action
+from engine.llm.base import Completion, Message
+from engine.agent.loop import ToolStep, Transcript, result_message
+from engine.store.db import database
+from engine.store.fields import utcnow
+from engine.store.models import ChatMessage, ChatToolCall
+
+HISTORY_WINDOW = 40
+
+
+def prompt_messages(session_id: int, window: int = HISTORY_WINDOW) -> list[Message]:
+    """The last ``window`` stored messages rendered for the model: replies and tool calls as
+    the JSON actions the model writes, tool results as the messages it reads."""
+    rows = list(
+        ChatMessage.select()
+        .where(ChatMessage.session == session_id)
+        .order_by(ChatMessage.id.desc())
+        .limit(window)
+    )[::-1]
+    calls: dict[int, list[ChatToolCall]] = {}
+    if rows:
+        for call in (
+            ChatToolCall.select()
+            .where(ChatToolCall.message.in_([r.id for r in rows]))
+            .order_by(ChatToolCall.id)
+        ):
+            calls.setdefault(call.message_id, []).append(call)
+    out: list[Message] = []
+    for row in rows:
+        if row.role == "user":
+            out.append({"role": "user", "content": row.content})
+            continue
+        for call in calls.get(row.id, []):
+            action = Action("tool", tool=call.name, arguments=call.arguments or {})
+            out.append({"role": "assistant", "content": action.to_json()})
+            if call.status in ("done", "failed", "rejected"):
+                step = ToolStep(action, call.status, call.result_type, call.result or "")
+                out.append(result_message(step))
+        if row.content:
+            out.append({"role": "assistant", "content": Action("reply", row.content).to_json()})
+    return out
+
+
+class StoredTranscript(Transcript):
+    def __init__(
+        self,
+        session_id: int,
+        kind: str,
+        *,
+        reply_meta: dict[str, Any] | None = None,
+        on_reply: Callable[[ChatMessage], None] | None = None,
+        complete_reply: Callable[[str], str] | None = None,
+        window: int = HISTORY_WINDOW,
+    ):
+        self.session_id = session_id
+        self.kind = kind
+        self.reply_meta = reply_meta or {}
+        self.on_reply = on_reply
+        self.complete_reply = complete_reply
+        self.window = window
+
+    def messages(self) -> list[Message]:
+        return prompt_messages(self.session_id, self.window)
+
+    def begin_tool(self, action: Action, completion: Completion) -> ChatToolCall:
+        with database.atomic():
+            msg = ChatMessage.create(
+                session=self.session_id,
+                role="assistant",
+                prompt_tokens=completion.prompt_tokens,
+                completion_tokens=completion.completion_tokens,
+                duration_ms=completion.duration_ms,
+                meta={"kind": self.kind},
+            )
+            return ChatToolCall.create(
+                message=msg, name=action.tool, arguments=action.arguments, status="running"
+            )
+
+    def end_tool(self, handle: ChatToolCall, step: ToolStep) -> None:
+        handle.status = step.status
+        handle.result_type = step.result_type
+        handle.result = step.result
+        handle.finished_at = utcnow()
+        handle.save()
+
+    def add_reply(self, text: str, completion: Completion) -> ChatMessage:
+        """The reply and whatever ``on_reply`` marks (delivered notifications) commit together."""
+        if self.complete_reply is not None:
+            text = self.complete_reply(text)
+        with database.atomic():
+            msg = ChatMessage.create(
+                session=self.session_id,
+                role="assistant",
+                content=text,
+                prompt_tokens=completion.prompt_tokens,
+                completion_tokens=completion.completion_tokens,
+                duration_ms=completion.duration_ms,
+                meta={"kind": self.kind, **self.reply_meta},
+            )
+            if self.on_reply is not None:
+                self.on_reply(msg)
+        return msg

@@ -1,0 +1,1 @@
+"""The chat: user turns, mute, and the notification delivery chain."""

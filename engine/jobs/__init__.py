@@ -1,0 +1,1 @@
+"""Scheduled jobs: reminders and agent tasks delivered through notify."""

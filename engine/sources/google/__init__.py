@@ -1,0 +1,1 @@
+"""Google accounts: sign-in, Gmail and Calendar."""

@@ -1,0 +1,384 @@
+"""Google Calendar: created, updated (moved) and cancelled events, and reminders.
+
+Sync is Google's incremental protocol: a full listing (``timeMin`` = a day ago,
+``singleEvents``, ``showDeleted``) that ends with a ``syncToken``, then listings of what
+changed since it; a 410 (token invalidated) starts a full listing again. Every change
+becomes one event, id ``gcal:<eventId>:<updated>``:
+
+- not seen before → ``calendar.created``;
+- seen before → ``calendar.updated``, with ``calendar.previous_start`` when it moved (the
+  previous copy is the latest stored event whose ``refs.event_id`` matches);
+- ``status: cancelled`` → ``calendar.cancelled`` (details from the stored copy; a cancelled
+  event never seen is nothing to report).
+
+Changes to events that start beyond ``horizon_days`` or ended before the sync window are not
+reported (a new weekly series would otherwise flood TIC with every future instance).
+
+After each completed sync, events starting within ``reminder_minutes`` are read live from
+the calendar and become ``calendar.reminder`` events with the stable id
+``gcal-reminder:<eventId>:<start, UTC ISO>``: re-polls never duplicate one, a moved event gets
+a new one. Needs the poll interval (300 s) to be shorter than the reminder lead.
+
+The cursor is JSON: ``{"sync_token": ...}`` between syncs; in the middle of a paged listing
+also ``page_token`` (and ``time_min`` of a full listing)."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+
+from peewee import fn
+
+from engine.clock import utcnow, zone
+from engine.events import CalendarInfo, Event, Person
+from engine.sources.base import Batch, Source, SourceError
+from engine.sources.google.auth import GoogleApiError, GoogleSession
+from engine.store.models import EventRecord
+
+log = logging.getLogger(__name__)
+
+CREATED, UPDATED = "calendar.created", "calendar.updated"
+CANCELLED, REMINDER = "calendar.cancelled", "calendar.reminder"
+SYNC_WINDOW = timedelta(days=1)  # how far back a full listing starts
+
+
+@dataclass(frozen=True)
+class CalendarCursor:
+    sync_token: str | None = None
+    page_token: str | None = None
+    time_min: str | None = None
+
+    def dumps(self) -> str:
+        return json.dumps({k: v for k, v in asdict(self).items() if v}, sort_keys=True)
+
+    @classmethod
+    def loads(cls, text: str | None) -> CalendarCursor | None:
+        if not text:
+            return None
+        try:
+            data = json.loads(text)
+            return cls(data.get("sync_token"), data.get("page_token"), data.get("time_min"))
+        except (ValueError, AttributeError):
+            log.info("unreadable calendar cursor %r: starting a full sync", text)
+            return None
+
+
+@dataclass
+class _Page:
+    items: list[dict[str, Any]]
+    time_zone: str | None
+    cursor: CalendarCursor
+    more: bool
+    upcoming: list[dict[str, Any]]  # events starting soon (last page only)
+
+
+class CalendarSource(Source):
+    kind = "gcal"
+    poll_seconds = 300.0
+
+    def __init__(
+        self,
+        account: str,
+        *,
+        calendar_id: str = "primary",
+        reminder_minutes: float = 15,
+        horizon_days: float | None = 90,
+        clock: Callable[[], datetime] = utcnow,
+        api_endpoint: str | None = None,
+        page_size: int = 250,
+        timeout: float = 30.0,
+    ):
+        super().__init__(account)
+        self.calendar_id = calendar_id
+        self.reminder_minutes = reminder_minutes
+        self.reminder_lead = timedelta(minutes=reminder_minutes)
+        self.horizon = timedelta(days=horizon_days) if horizon_days is not None else None
+        self.clock = clock
+        # Google's discovery base for Calendar includes the service path.
+        self.api_endpoint = api_endpoint.rstrip("/") + "/calendar/v3/" if api_endpoint else None
+        self.page_size = page_size
+        self.session = GoogleSession(account, timeout=timeout)
+
+    @property
+    def key(self) -> str:
+        base = super().key
+        return base if self.calendar_id == "primary" else f"{base}:{self.calendar_id}"
+
+    async def fetch(self, cursor: str | None) -> Batch:
+        now = self.clock()
+        page = await asyncio.to_thread(self._fetch_page, CalendarCursor.loads(cursor), now)
+        events = self._changes(page.items, page.time_zone, now)
+        for item in page.upcoming:
+            reminder = self._reminder(item, page.time_zone, now)
+            if reminder is not None:
+                events.append(reminder)
+        return Batch(events, page.cursor.dumps(), more=page.more)
+
+    async def close(self) -> None:
+        self.session.close()
+
+    # blocking part, run in a worker thread ------------------------------------------------
+
+    def _events_api(self) -> Any:
+        return self.session.service("calendar", "v3", self.api_endpoint).events()
+
+    def _fetch_page(self, cursor: CalendarCursor | None, now: datetime) -> _Page:
+        if cursor is None or not (cursor.sync_token or cursor.time_min):
+            cursor = self._full(now)
+        try:
+            response = self._list(cursor)
+        except GoogleApiError as exc:
+            if exc.status == 410:
+                log.info("%s: calendar sync token expired; full sync", self.key)
+                cursor = self._full(now)
+            elif exc.status == 400 and cursor.page_token:  # a stale page token: start over
+                cursor = replace(cursor, page_token=None)
+            else:
+                raise
+            response = self._list(cursor)
+        token = response.get("nextPageToken")
+        if token:
+            nxt, more, upcoming = replace(cursor, page_token=token), True, []
+        elif response.get("nextSyncToken"):
+            nxt = CalendarCursor(sync_token=response["nextSyncToken"])
+            more, upcoming = False, self._upcoming(now)
+        else:
+            raise SourceError("Google Calendar ended a listing without a sync token")
+        return _Page(response.get("items", []), response.get("timeZone"), nxt, more, upcoming)
+
+    def _full(self, now: datetime) -> CalendarCursor:
+        return CalendarCursor(time_min=_rfc3339(now - SYNC_WINDOW))
+
+    def _list(self, cursor: CalendarCursor) -> dict[str, Any]:
+        return self.session.execute(
+            self._events_api().list(
+                calendarId=self.calendar_id,
+                singleEvents=True,
+                showDeleted=True,
+                maxResults=self.page_size,
+                syncToken=cursor.sync_token,
+                timeMin=None if cursor.sync_token else cursor.time_min,
+                pageToken=cursor.page_token,
+            )
+        )
+
+    def _upcoming(self, now: datetime) -> list[dict[str, Any]]:
+        response = self.session.execute(
+            self._events_api().list(
+                calendarId=self.calendar_id,
+                singleEvents=True,
+                orderBy="startTime",
+                timeMin=_rfc3339(now),
+                timeMax=_rfc3339(now + self.reminder_lead + timedelta(seconds=1)),
+                maxResults=100,
+            )
+        )
+        return response.get("items", [])
+
+    # conversion, on the event loop's thread (reads the store) -----------------------------
+
+    def _changes(self, items: list[dict[str, Any]], tz: str | None, now: datetime) -> list[Event]:
+        events: list[Event] = []
+        seen: dict[str, Event] = {}
+        for item in items:
+            event_id = item["id"]
+            previous = seen.get(event_id) or latest_copy(event_id)
+            event = calendar_change(item, previous, self._refs(item), tz, now)
+            if event is None or not self._in_window(event, previous, now):
+                continue
+            seen[event_id] = event
+            events.append(event)
+        return events
+
+    def _in_window(self, event: Event, previous: Event | None, now: datetime) -> bool:
+        def relevant(e: Event | None) -> bool:
+            cal = e.calendar if e else None
+            if cal is None or cal.start is None:
+                return False
+            if cal.end is not None and cal.end < now - SYNC_WINDOW:
+                return False
+            return self.horizon is None or cal.start <= now + self.horizon
+
+        return relevant(event) or relevant(previous)
+
+    def _reminder(self, item: dict[str, Any], tz: str | None, now: datetime) -> Event | None:
+        if item.get("status") == "cancelled" or "dateTime" not in item.get("start", {}):
+            return None
+        if any(a.get("self") and a.get("responseStatus") == "declined" for a in _attendees(item)):
+            return None
+        event = calendar_change(item, None, self._refs(item), tz, now)
+        start = event.calendar.start if event and event.calendar else None
+        if start is None or not now < start <= now + self.reminder_lead:
+            return None
+        start_utc = start.astimezone(UTC).isoformat()
+        return event.model_copy(
+            update={
+                "id": f"gcal-reminder:{item['id']}:{start_utc}",
+                "event_type": REMINDER,
+                "time": start - self.reminder_lead,
+                "refs": {**event.refs, "minutes_before": self.reminder_minutes},
+            }
+        )
+
+    def _refs(self, item: dict[str, Any]) -> dict[str, Any]:
+        refs = {
+            "event_id": item["id"],
+            "calendar_id": self.calendar_id,
+            "account": self.account,
+            "html_link": item.get("htmlLink"),
+            "ical_uid": item.get("iCalUID"),
+            "recurring_event_id": item.get("recurringEventId"),
+            "video_link": video_link(item),
+            "all_day": "date" in item.get("start", {}),
+        }
+        return {k: v for k, v in refs.items() if v}
+
+
+def latest_copy(event_id: str) -> Event | None:
+    """The latest stored created/updated/cancelled event of a calendar event id."""
+    row = (
+        EventRecord.select(EventRecord.payload)
+        .where(
+            (EventRecord.source == "calendar")
+            & (EventRecord.event_type != REMINDER)
+            & (fn.json_extract(EventRecord.payload, "$.refs.event_id") == event_id)
+        )
+        .order_by(EventRecord.id.desc())
+        .first()
+    )
+    return Event.model_validate_json(row.payload) if row is not None else None
+
+
+def calendar_change(
+    item: dict[str, Any],
+    previous: Event | None,
+    refs: dict[str, Any],
+    tz: str | None,
+    now: datetime,
+) -> Event | None:
+    """One Calendar API event resource as a canonical event (None: nothing to report)."""
+    updated_raw = item.get("updated")
+    updated = _parse_instant(updated_raw)
+    version = f"gcal:{item['id']}:{updated_raw or item.get('status', 'unknown')}"
+    if item.get("status") == "cancelled":
+        if previous is None or previous.calendar is None:
+            return None
+        calendar = previous.calendar.model_copy(
+            update={"status": "cancelled", "updated": updated, "previous_start": None}
+        )
+        return previous.model_copy(
+            update={
+                "id": version,
+                "event_type": CANCELLED,
+                "time": updated or now,
+                "calendar": calendar,
+                "refs": {**previous.refs, **refs},
+            }
+        )
+    calendar = calendar_info(item, tz)
+    old_start = previous.calendar.start if previous and previous.calendar else None
+    if old_start is not None and calendar.start is not None and old_start != calendar.start:
+        calendar.previous_start = old_start
+    return Event(
+        id=version,
+        source="calendar",
+        event_type=CREATED if previous is None else UPDATED,
+        time=updated or calendar.created or now,
+        sender=calendar.organizer,
+        subject=item.get("summary"),
+        text=plain_text(item.get("description")),
+        calendar=calendar,
+        refs=refs,
+    )
+
+
+def calendar_info(item: dict[str, Any], tz: str | None) -> CalendarInfo:
+    organizer = item.get("organizer") or {}
+    attendees = [
+        {
+            k: v
+            for k, v in {
+                "address": a.get("email"),
+                "name": a.get("displayName"),
+                "response_status": a.get("responseStatus"),
+                "self": a.get("self"),
+            }.items()
+            if v
+        }
+        for a in _attendees(item)
+        if a.get("email")
+    ]
+    return CalendarInfo(
+        start=event_time(item.get("start"), tz),
+        end=event_time(item.get("end"), tz),
+        created=_parse_instant(item.get("created")),
+        updated=_parse_instant(item.get("updated")),
+        recurring=bool(item.get("recurringEventId") or item.get("recurrence")),
+        recurrence=list(item.get("recurrence") or []),
+        status=item.get("status"),
+        organizer=Person(name=organizer.get("displayName"), address=organizer.get("email"))
+        if organizer
+        else None,
+        attendees=attendees,
+        location=item.get("location"),
+    )
+
+
+def event_time(value: dict[str, Any] | None, tz: str | None) -> datetime | None:
+    """A Calendar ``start``/``end``: ``dateTime``, or an all-day ``date`` as local midnight."""
+    if not value:
+        return None
+    where = zone(value.get("timeZone") or tz)
+    if value.get("dateTime"):
+        parsed = datetime.fromisoformat(value["dateTime"])
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=where)
+    if value.get("date"):
+        return datetime.combine(date.fromisoformat(value["date"]), time(), tzinfo=where)
+    return None
+
+
+def video_link(item: dict[str, Any]) -> str | None:
+    if item.get("hangoutLink"):
+        return item["hangoutLink"]
+    for entry in (item.get("conferenceData") or {}).get("entryPoints", []):
+        if entry.get("entryPointType") == "video" and entry.get("uri"):
+            return entry["uri"]
+    return None
+
+
+_BREAKS = re.compile(r"<\s*/?\s*(br|p|div|li|ul|ol|tr|h\d)\b[^>]*>", re.IGNORECASE)
+_TAGS = re.compile(r"<[^>]+>")
+
+
+def plain_text(description: str | None, limit: int = 4000) -> str:
+    """Calendar descriptions are often HTML: keep the text, one line per block."""
+    if not description:
+        return ""
+    text = html.unescape(_TAGS.sub("", _BREAKS.sub("\n", description)))
+    lines = (line.strip() for line in text.splitlines())
+    return "\n".join(line for line in lines if line)[:limit]
+
+
+def _attendees(item: dict[str, Any]) -> list[dict[str, Any]]:
+    return [a for a in item.get("attendees", []) if isinstance(a, dict)]
+
+
+def _parse_instant(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _rfc3339(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")

@@ -1,0 +1,1 @@
+"""Mail sources other than Gmail (IMAP)."""

@@ -1,0 +1,1 @@
+"""WhatsApp: chat exports and the live (opt-in) client."""

@@ -1,0 +1,1 @@
+"""The user's rules file: parsed, edited, and compiled into conditions."""

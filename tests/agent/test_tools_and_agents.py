@@ -1,0 +1,173 @@
+"""Registry filtering, sub-agents, agent definitions and inject_memory."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine.agent.definitions import NOT_CREATED, load_agent, system_prompt
+from engine.triage.rules.parse import ALWAYS, NEVER, parse_rules
+from engine.agent.loop import MemoryTranscript
+from engine.agent.tools.notify import ReadNotificationTool
+from tests.factories import reply, tool
+
+
+def test_sub_agents_never_see_root_only_tools(engine):
+    root = {t.name for t in engine.registry.tools_for(None, depth=0)}
+    sub = {t.name for t in engine.registry.tools_for(None, depth=1)}
+    assert {"read_notification", "delegate"} <= root
+    root_only = {t.name for t in engine.registry.tools_for(None, depth=0) if t.root_agent_only}
+    assert root_only and not (root_only & sub)
+    assert ReadNotificationTool.category == "Introspection"
+
+
+async def test_read_notification_called_normally_returns_empty(engine, workspace):
+    from engine.agent.tools.base import ToolContext
+
+    ctx = ToolContext(workspace=workspace, now=engine.clock())
+    assert await engine.registry.get("read_notification").call({}, ctx) == []
+
+
+async def test_delegate_runs_a_sub_agent_without_root_only_tools(engine, model):
+    model.add(
+        tool("delegate", task="Find what Anna wrote"),
+        tool("search_events", query="Anna"),
+        reply("Anna wrote nothing yet."),
+        reply("Your helper found nothing from Anna yet."),
+    )
+    answer = await engine.hub.send("What did Anna write?")
+    assert answer.content == "Your helper found nothing from Anna yet."
+    sub_schema = json.dumps(model.calls[1]["schema"])
+    assert '"read_notification"' not in sub_schema and '"delegate"' not in sub_schema
+    assert '"search_events"' in sub_schema
+    assert model.calls[1]["messages"][1] == {"role": "user", "content": "Find what Anna wrote"}
+
+
+async def test_last_step_may_only_reply(engine, model):
+    engine.loop.max_steps = 2
+    model.add(tool("list_jobs"), reply("You have no reminders."))
+    await engine.hub.send("any reminders?")
+    assert "anyOf" in model.calls[0]["schema"]
+    assert model.calls[1]["schema"]["properties"]["action"] == {"const": "reply"}
+
+
+def test_agent_definitions_load(workspace):
+    tic = load_agent(workspace.agents_dir, "tic")
+    main = load_agent(workspace.agents_dir, "main")
+    assert "data/notifications.md" in tic.inject_memory
+    assert tic.tools is not None and "notify" in tic.tools
+    assert not {"write_file", "edit_file"} & set(tic.tools)
+    assert main.tools is not None and "edit_file" in main.tools
+
+
+def test_inject_memory_is_read_fresh_and_missing_files_say_so(workspace):
+    main = load_agent(workspace.agents_dir, "main")
+    (workspace.memory_dir / "about-me.md").unlink()
+    prompt = system_prompt(main, workspace)
+    assert f"## Memory file: data/memory/about-me.md\n\n{NOT_CREATED}" in prompt
+    workspace.rules_file.write_text("## Never notify\n- Anything from Bob\n")
+    assert "- Anything from Bob" in system_prompt(main, workspace)
+    workspace.rules_file.write_text("## Never notify\n- Anything from Carol\n")
+    again = system_prompt(main, workspace)
+    assert "Carol" in again and "Bob" not in again
+
+
+async def test_chat_turn_adds_a_rule_to_the_right_section(engine, model, workspace):
+    """The scripted model plays the main agent editing data/notifications.md."""
+    model.add(
+        tool("read_file", path="data/notifications.md"),
+        tool(
+            "edit_file",
+            path="data/notifications.md",
+            old_text="## Always notify\n",
+            new_text="## Always notify\n- Emails from Mario\n",
+        ),
+        reply("Done: I'll always tell you when Mario emails."),
+    )
+    answer = await engine.hub.send("Please make sure Mario's emails always reach me")
+    assert answer.content.startswith("Done")
+    rules = parse_rules(workspace.rules_file.read_text())
+    assert [r.text for r in rules.section(ALWAYS)] == ["Emails from Mario"]
+    assert rules.section(NEVER) == []
+    # the read_file result was fed back to the model before it edited
+    assert "## Always notify" in model.calls[1]["messages"][-1]["content"]
+
+    from engine.chat.history import history_rows
+
+    calls = [c for r in history_rows() for c in r["tool_calls"]]
+    assert [(c["name"], c["status"]) for c in calls] == [
+        ("read_file", "done"),
+        ("edit_file", "done"),
+    ]
+
+
+async def test_refused_tool_call_is_reported_to_the_model(engine, model):
+    model.add(
+        tool("write_file", path="../escape.md", content="x"),
+        reply("I can't write outside your data folder."),
+    )
+    await engine.hub.send("write a file")
+    assert "refused" in model.calls[1]["messages"][-1]["content"]
+    from engine.chat.history import history_rows
+
+    (call,) = [c for r in history_rows() for c in r["tool_calls"]]
+    assert call["status"] == "failed"
+
+
+async def test_sub_agent_transcript_is_kept_in_memory():
+    transcript = MemoryTranscript("task")
+    assert transcript.messages() == [{"role": "user", "content": "task"}]
+
+
+def _string_bounds(schema: object) -> list[int | None]:
+    found: list[int | None] = []
+    if isinstance(schema, dict):
+        if schema.get("type") == "string" and "enum" not in schema:
+            found.append(schema.get("maxLength"))
+        for value in schema.values():
+            found.extend(_string_bounds(value))
+    elif isinstance(schema, list):
+        for value in schema:
+            found.extend(_string_bounds(value))
+    return found
+
+
+def test_every_string_a_model_writes_is_bounded_for_the_grammar(engine):
+    from engine.agent.actions import action_schema
+    from engine.agent.tools.base import MAX_STRING
+    from engine.triage.decider import rule_choice_schema
+
+    schemas = [
+        action_schema(engine.registry.tools_for(None, depth=0)),
+        rule_choice_schema(["a rule"]),
+    ]
+    bounds = [b for s in schemas for b in _string_bounds(s)]
+    assert bounds and all(b is not None and b <= MAX_STRING for b in bounds)
+
+
+async def test_a_recognised_preference_change_is_applied_for_any_model(engine, model, workspace):
+    model.add(reply("Got it: Mario's emails will always reach you."))
+    answer = await engine.hub.send("Notify me when I get an email from Mario")
+    assert answer.content == "Got it: Mario's emails will always reach you."
+    rules = parse_rules(workspace.rules_file.read_text())
+    assert [r.text for r in rules.section(ALWAYS)] == ["Email from Mario"]
+    offered = json.dumps(model.calls[0]["schema"])
+    assert '"add_notification_rule"' not in offered and '"edit_file"' not in offered
+    assert "added under Always notify" in model.calls[0]["messages"][-1]["content"]
+
+
+@pytest.mark.allow_log_warnings
+async def test_stop_telling_me_lands_under_never_even_when_the_model_fails(
+    engine, model, workspace
+):
+    from engine.errors import ModelError
+
+    def boom(messages, schema):
+        raise ModelError("model crashed")
+
+    model.add(boom)
+    answer = await engine.hub.send("Stop alerting me about group WhatsApp messages")
+    assert answer.content.startswith("Done: added under Never notify")
+    rules = parse_rules(workspace.rules_file.read_text())
+    assert [r.text for r in rules.section(NEVER)] == ["Group WhatsApp messages"]

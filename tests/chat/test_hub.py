@@ -1,0 +1,226 @@
+"""ChatHub: the 200 ms batch window, the synthetic message, resume, failures and recovery."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+
+from engine.chat.hub import SYNTHETIC_REASONING, ChatHub
+from engine.errors import ModelError
+from engine.chat.history import history_rows
+from engine.llm.scripted import ScriptedModel
+from engine.store.models import ChatMessage, ChatToolCall, Notification
+from tests.factories import reply
+
+
+def payload(n: int, source: str = "email") -> dict[str, Any]:
+    return {
+        "source": source,
+        "event_type": "email.received",
+        "summary": f"Anna Berg sent message number {n}.",
+        "event_time": "2026-11-10T07:00:00+00:00",
+        "refs": {"event_id": f"gmail:{n}", "thread_id": f"t{n}"},
+    }
+
+
+async def test_burst_becomes_one_synthetic_message_with_done_tool_call(engine, model):
+    model.add(reply("Anna Berg emailed you three times this morning."))
+    for n in range(3):
+        await engine.hub.notify(payload(n))
+    assert await engine.hub.drain(timeout=5)
+
+    rows = history_rows()
+    assert [r["role"] for r in rows] == ["assistant", "assistant"]
+    synthetic, answer = rows
+    assert synthetic["is_synthetic"] is True
+    assert synthetic["content"] == ""
+    assert synthetic["reasoning_content"] == SYNTHETIC_REASONING
+    (call,) = synthetic["tool_calls"]
+    assert call["name"] == "read_notification"
+    assert call["status"] == "done"
+    assert call["result_type"] == "json"
+    assert call["arguments"] == {}
+    result = json.loads(call["result"])
+    assert [n["summary"] for n in result] == [payload(n)["summary"] for n in range(3)]
+    assert set(result[0]) == {"id", "source", "event_type", "summary", "event_time", "refs"}
+    assert answer["is_synthetic"] is False
+    assert answer["content"] == "Anna Berg emailed you three times this morning."
+    assert answer["sources"] == ["email"]
+    assert len(model.calls) == 1
+    assert all(n.state == "delivered" for n in Notification.select())
+
+
+async def test_resumed_turn_reads_the_completed_tool_call(engine, model):
+    model.add(reply("News from Anna."))
+    await engine.hub.notify(payload(1))
+    await engine.hub.drain(timeout=5)
+    messages = model.calls[0]["messages"]
+    assert messages[-2]["role"] == "assistant"
+    assert json.loads(messages[-2]["content"])["tool"] == "read_notification"
+    assert messages[-1]["content"].startswith("[tool read_notification returned]")
+    assert "message number 1" in messages[-1]["content"]
+
+
+async def test_notifications_after_the_window_make_a_second_message(engine, model):
+    model.add(reply("First."), reply("Second."))
+    await engine.hub.notify(payload(1))
+    await engine.hub.notify(payload(2))
+    await engine.hub.drain(timeout=5)
+    await engine.hub.notify(payload(3))
+    await engine.hub.drain(timeout=5)
+    synthetic = [r for r in history_rows() if r["is_synthetic"]]
+    assert len(synthetic) == 2
+    assert len(json.loads(synthetic[0]["tool_calls"][0]["result"])) == 2
+    assert len(json.loads(synthetic[1]["tool_calls"][0]["result"])) == 1
+
+
+async def test_notify_persists_before_returning_and_dedups_by_event(engine, model):
+    model.default = reply("ok")
+    first = await engine.hub.notify(payload(7))
+    assert first is not None
+    assert Notification.get_by_id(first.id).state == "pending"
+    assert await engine.hub.notify(payload(7)) is None
+    assert Notification.select().count() == 1
+    await engine.hub.drain(timeout=5)
+
+
+@pytest.mark.allow_log_warnings
+async def test_failed_resume_keeps_notifications_pending_then_delivers(engine, model):
+    def boom(messages, schema):
+        raise ModelError("model crashed")
+
+    model.add(boom, reply("Anna wrote."))
+    await engine.hub.notify(payload(1))
+    assert await engine.hub.drain(timeout=5)
+    rows = history_rows()
+    assert [r["is_synthetic"] for r in rows] == [True, False]
+    assert rows[1]["content"] == "Anna wrote."
+    note = Notification.get()
+    assert note.state == "delivered"
+    assert note.attempts == 1
+
+
+@pytest.mark.allow_log_warnings
+async def test_a_model_that_keeps_failing_still_delivers_plainly(engine, model):
+    def boom(messages, schema):
+        raise ModelError("model file is gone")
+
+    model.default = boom
+    await engine.hub.notify(payload(1, source="whatsapp"))
+    assert await engine.hub.drain(timeout=10)
+    rows = history_rows()
+    assert len(rows) == 1
+    assert rows[0]["fallback"] is True
+    assert "WhatsApp: Anna Berg sent message number 1." in rows[0]["content"]
+    assert Notification.get().state == "delivered"
+
+
+async def test_crash_mid_delivery_is_recovered_on_start(engine, model):
+    note = await engine.hub.notify(payload(1))
+    await engine.hub.stop()  # the consumer never ran: simulate a crash right after this
+    engine.hub._append_synthetic(engine.hub.default_session().id, [note])
+    assert ChatMessage.select().count() == 1
+
+    model.add(reply("Anna wrote."))
+    fresh = ChatHub(engine.loop, engine.bus, retry_delays=(0.05,))
+    fresh.start()
+    try:
+        assert await fresh.drain(timeout=5)
+    finally:
+        await fresh.stop()
+    assert ChatMessage.select().where(ChatMessage.is_synthetic == True).count() == 1  # noqa: E712
+    assert ChatToolCall.select().count() == 1
+    assert Notification.get().state == "delivered"
+
+
+class SlowModel(ScriptedModel):
+    """Counts how many generations overlap."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.active = 0
+        self.max_active = 0
+
+    async def complete(self, messages, **kwargs):
+        self.active += 1
+        self.max_active = max(self.max_active, self.active)
+        try:
+            await asyncio.sleep(0.1)
+            return await super().complete(messages, **kwargs)
+        finally:
+            self.active -= 1
+
+
+async def test_user_turn_and_resumed_turn_never_overlap(workspace, settings):
+    from engine.engine import Engine
+
+    model = SlowModel(default=reply("ok"))
+    eng = Engine(workspace, settings, model, retry_delays=(0.05,))
+    await eng.start(schedule=False)
+    try:
+        user_turn = asyncio.create_task(eng.hub.send("hello"))
+        await asyncio.sleep(0.01)
+        await eng.hub.notify(payload(1))
+        await user_turn
+        assert await eng.hub.drain(timeout=5)
+    finally:
+        await eng.stop()
+    assert model.max_active == 1
+    assert len(model.calls) == 2
+
+
+async def test_notification_turns_get_no_write_tools(engine, model):
+    model.add(reply("ok"))
+    await engine.hub.notify(payload(1))
+    await engine.hub.drain(timeout=5)
+    offered = json.dumps(model.calls[0]["schema"])
+    assert '"search_events"' in offered
+    for name in ("write_file", "edit_file", "schedule_job", "cancel_job"):
+        assert f'"{name}"' not in offered
+
+
+async def test_user_turn_streams_tokens_on_the_bus(engine, model):
+    from engine.bus import ReplyFinished, ReplyToken
+
+    seen: list[Any] = []
+    engine.bus.subscribe(seen.append)
+    model.add(reply('Hello "Mario"!\nBye'))
+    answer = await engine.hub.send("hi")
+    streamed = "".join(e.text for e in seen if isinstance(e, ReplyToken))
+    assert streamed == 'Hello "Mario"!\nBye'
+    finished = [e for e in seen if isinstance(e, ReplyFinished)]
+    assert finished[-1].message_id == answer.id
+
+
+async def test_a_reply_that_omits_what_arrived_gets_it_added(engine, model):
+    from engine.triage.runner import ingest
+    from tests.factories import make_event
+
+    event = make_event(sender={"name": "Tomas Herrera", "address": "tomas@example.org"})
+    ingest([event])
+    note = dict(payload(1), refs={"event_id": event.id})
+    note["summary"] = "Tomas Herrera sent an email about the VAT return."
+    model.add(reply("This is a reminder."))
+    await engine.hub.notify(note)
+    await engine.hub.drain(timeout=5)
+    answer = history_rows()[-1]["content"]
+    assert answer == (
+        "This is a reminder.\n\n- Email: Tomas Herrera sent an email about the VAT return."
+    )
+
+
+async def test_a_reply_that_names_the_sender_is_kept_as_written(engine, model):
+    from engine.triage.runner import ingest
+    from tests.factories import make_event
+
+    event = make_event(sender={"name": "Tomas Herrera", "address": "tomas@example.org"})
+    ingest([event])
+    model.add(reply("Tomas Herrera needs your signature on the VAT return by Friday."))
+    await engine.hub.notify(dict(payload(1), refs={"event_id": event.id}))
+    await engine.hub.drain(timeout=5)
+    assert history_rows()[-1]["content"] == (
+        "Tomas Herrera needs your signature on the VAT return by Friday."
+    )

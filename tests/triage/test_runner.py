@@ -1,0 +1,229 @@
+"""The TIC runner: claims, decisions, notify, retries and no duplicates."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from engine.errors import ModelError
+from engine.store.models import AgentRun, EventRecord, Notification
+from engine.triage.runner import ingest, recover_events
+from tests.factories import make_event, reply
+
+NEWSLETTER = {
+    "sender": {"name": "Shop", "address": "news@shop.example"},
+    "headers": {"List-Unsubscribe": "<mailto:u@shop.example>", "Precedence": "bulk"},
+}
+UNCLEAR_RULES = "## Custom rules\n- whatever my boss would care about\n"
+
+
+def boom(messages, schema):
+    raise ModelError("out of memory")
+
+
+async def test_empty_tick_makes_no_model_call(engine, model):
+    result = await engine.tic.tick()
+    assert result.events == 0
+    assert model.calls == []
+    assert AgentRun.select().count() == 0
+
+
+async def test_tick_notifies_what_tic_decides_and_marks_events_done(engine, model):
+    a, b = make_event(), make_event(**NEWSLETTER)
+    ingest([a, b])
+    model.add(reply("Anna Berg would like you to call her back today."))
+    result = await engine.tic.tick()
+    assert (result.events, result.notified, result.error) == (2, 1, None)
+    await engine.hub.drain(timeout=5)
+    note = Notification.get()
+    assert note.event_id == a.id
+    assert note.summary == f"Anna Berg sent an email about \u201c{a.subject}\u201d."
+    assert note.reason == "Anna Berg wrote to the user directly"
+    assert note.refs["thread_id"] == a.refs["thread_id"]
+    rows = {r.event_id: r for r in EventRecord.select()}
+    assert rows[a.id].status == rows[b.id].status == "done"
+    assert rows[b.id].decision_notify is False
+    assert rows[b.id].decision_reason == "a newsletter or digest"
+    run = AgentRun.get()
+    assert (run.status, run.events_in, run.notifications_out) == ("ok", 2, 1)
+    assert len(model.calls) == 1  # only the main agent's reply: code decided both events
+
+
+async def test_events_are_claimed_oldest_first_in_batches(engine, model):
+    engine.tic.batch_size = 2
+    ingest([make_event(time=f"2026-11-10T0{h}:00:00+00:00", **NEWSLETTER) for h in (5, 3, 4)])
+    seen: list[list[str]] = []
+    original = engine.decider.decide
+
+    async def spy(events, now, **kwargs):
+        events = list(events)
+        seen.append([e.time.strftime("%H") for e in events])
+        return await original(events, now, **kwargs)
+
+    engine.decider.decide = spy
+    result = await engine.tic.tick()
+    assert result.events == 3
+    assert seen == [["03", "04"], ["05"]]
+    assert AgentRun.select().count() == 2
+
+
+async def test_ticks_never_overlap(engine, model):
+    ingest([make_event(**NEWSLETTER)])
+    gate = asyncio.Event()
+    original = engine.decider.decide
+
+    async def gated(events, now, **kwargs):
+        await gate.wait()
+        return await original(events, now, **kwargs)
+
+    engine.decider.decide = gated
+    first = asyncio.create_task(engine.tic.tick())
+    await asyncio.sleep(0.05)
+    second = await engine.tic.tick()
+    assert second.skipped is True
+    gate.set()
+    assert (await first).events == 1
+
+
+@pytest.mark.allow_log_warnings
+async def test_model_error_leaves_events_pending_for_retry(engine, model, workspace):
+    workspace.rules_file.write_text(UNCLEAR_RULES)
+    ingest([make_event(), make_event()])
+    model.add(boom)
+    result = await engine.tic.tick()
+    assert result.error == "out of memory"
+    assert {r.status for r in EventRecord.select()} == {"pending"}
+    assert {r.attempts for r in EventRecord.select()} == {1}
+    assert Notification.select().count() == 0
+
+    model.add({"rule": None, "reason": "not about it"}, {"rule": None, "reason": "no"})
+    model.default = reply("Anna asked you to call.")
+    result = await engine.tic.tick()
+    assert (result.events, result.notified, result.error) == (2, 2, None)
+    assert {r.status for r in EventRecord.select()} == {"done"}
+    await engine.hub.drain(timeout=5)
+
+
+async def test_unclear_rule_is_judged_by_the_model(engine, model, workspace):
+    workspace.rules_file.write_text("## Never notify\n- whatever my boss would not care about\n")
+    ingest([make_event()])
+    model.add({"rule": "whatever my boss would not care about", "reason": "routine"})
+    result = await engine.tic.tick()
+    assert result.notified == 0
+    record = EventRecord.get()
+    assert record.decision_rule == "whatever my boss would not care about"
+    assert "the model judged" in record.decision_reason
+    prompt = model.calls[0]["messages"]
+    assert "whatever my boss would not care about" in prompt[0]["content"]
+
+
+@pytest.mark.allow_log_warnings
+async def test_crash_after_notify_never_notifies_twice(engine, model):
+    a, b = make_event(), make_event()
+    ingest([a, b])
+    calls = {"n": 0}
+    real_notify = engine.tic.notify
+
+    async def crash_on_second(payload, **kw):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise RuntimeError("power cut")
+        return await real_notify(payload, **kw)
+
+    engine.tic.notify = crash_on_second
+    model.default = reply("ok")
+    result = await engine.tic.tick()
+    assert result.error == "power cut"
+    assert Notification.select().count() == 1
+
+    engine.tic.notify = real_notify
+    result = await engine.tic.tick()
+    assert result.error is None
+    assert result.notified == 1  # only b is new; a was already notified
+    assert sorted(n.event_id for n in Notification.select()) == sorted([a.id, b.id])
+    await engine.hub.drain(timeout=5)
+
+
+async def test_events_left_processing_by_a_crash_are_retried(engine, model):
+    ingest([make_event(**NEWSLETTER)])
+    EventRecord.update(status="processing", attempts=1).execute()
+    assert recover_events() == 1
+    result = await engine.tic.tick()
+    assert result.events == 1
+    assert EventRecord.get().attempts == 2
+
+
+@pytest.mark.allow_log_warnings
+async def test_attempts_are_bounded(engine, model, settings, workspace):
+    workspace.rules_file.write_text(UNCLEAR_RULES)
+    ingest([make_event()])
+    model.default = boom
+    for _ in range(settings.max_event_attempts):
+        await engine.tic.tick()
+    record = EventRecord.get()
+    assert record.status == "failed"
+    assert record.last_error == "out of memory"
+    assert len(model.calls) == settings.max_event_attempts
+    assert (await engine.tic.tick()).events == 0
+
+
+async def test_rules_file_is_reread_on_every_tick(engine, model, workspace):
+    model.default = reply("ok")
+    ingest([make_event()])
+    await engine.tic.tick()
+    workspace.rules_file.write_text(
+        "# Notification preferences\n\n## Never notify\n- Emails from Anna Berg\n"
+    )
+    ingest([make_event()])
+    await engine.tic.tick()
+    first, second = EventRecord.select().order_by(EventRecord.id)
+    assert first.decision_notify is True and first.decision_rule is None
+    assert second.decision_notify is False
+    assert second.decision_rule == "Emails from Anna Berg"
+    await engine.hub.drain(timeout=5)
+
+
+async def test_decision_rule_and_reason_are_stored(engine, model, workspace):
+    workspace.rules_file.write_text("## Always notify\n- Emails from Shop\n")
+    ingest([make_event(**NEWSLETTER)])
+    model.add(reply("ok"))
+    await engine.tic.tick()
+    await engine.hub.drain(timeout=5)
+    record = EventRecord.get()
+    assert record.decision_rule == "Emails from Shop"
+    note = Notification.get()
+    assert note.rule == "Emails from Shop"
+    assert note.reason == "matches the Always rule \u201cEmails from Shop\u201d"
+
+
+@pytest.mark.allow_log_warnings
+async def test_an_unreadable_rules_file_stops_the_tick_and_loses_nothing(engine, model, workspace):
+    ingest([make_event()])
+    workspace.rules_file.write_bytes(b"## Never notify\n- caf\xe9 people\n")
+    result = await engine.tic.tick()
+    assert (
+        result.error == "data/notifications.md line 2 is not valid UTF-8; fix or re-save the file"
+    )
+    record = EventRecord.get()
+    assert (record.status, record.attempts) == ("pending", 0)
+    workspace.rules_file.write_text("## Never notify\n- Emails from Anna Berg\n")
+    assert (await engine.tic.tick()).events == 1
+    assert EventRecord.get().decision_rule == "Emails from Anna Berg"
+
+
+@pytest.mark.allow_log_warnings
+async def test_a_corrupt_stored_event_does_not_hold_up_its_batch(engine, model):
+    good, bad = make_event(**NEWSLETTER), make_event(**NEWSLETTER)
+    ingest([good, bad])
+    EventRecord.update(payload='{"id": "broken"}').where(EventRecord.event_id == bad.id).execute()
+    seen: list = []
+    engine.bus.subscribe(seen.append)
+    result = await engine.tic.tick()
+    assert (result.error, result.events, result.failed) == (None, 2, 1)
+    from engine.bus import TickFinished
+
+    assert [e.failed for e in seen if isinstance(e, TickFinished)] == [1]
+    rows = {r.event_id: r for r in EventRecord.select()}
+    assert rows[good.id].status == "done"
+    assert rows[bad.id].status == "failed" and rows[bad.id].last_error.startswith("corrupt event")
