@@ -17,14 +17,14 @@ from typing import Any
 
 os.environ.setdefault("QT_API", "pyside6")
 
+import engine.ipc.channel as ipc
 from desktop.gc_guard import MainThreadCollector
 from desktop.qt import QtCore, QtWidgets
-import engine.ipc.channel as ipc
 from engine.bus import ReplyFinished, TickFinished, TurnFailed
+from engine.chat.history import history_rows
 from engine.engine import Engine, load_model_or_stand_in
 from engine.errors import ModelError, TicError
 from engine.events import parse_event
-from engine.chat.history import history_rows
 from engine.settings import Settings
 from engine.triage.runner import ingest
 from engine.workspace import Workspace

@@ -341,8 +341,8 @@ async def cmd_triage(args: argparse.Namespace) -> int:
 
 async def cmd_eval(args: argparse.Namespace) -> int:
     from engine.engine import load_model
-    from engine.triage.evaluate import evaluate, read_cases
     from engine.triage.decider import TriageDecider
+    from engine.triage.evaluate import evaluate, read_cases
 
     cases = read_cases(args.cases)
     rules_dir = args.rules_dir or args.cases.parent

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from engine.accounts.registry import AccountConfig, build_source, forget_secrets
 from engine.agent.definitions import load_agent
+from engine.agent.loop import AgentLoop, MemoryTranscript
+from engine.agent.tools.builtin import build_registry
 from engine.bus import EventBus
 from engine.chat.hub import ChatHub
 from engine.clock import utcnow
@@ -21,13 +23,11 @@ from engine.llm.llama import LlamaCppModel
 from engine.llm.openai_compat import OpenAICompatModel, is_server_url
 from engine.llm.select import resolve_model_path
 from engine.llm.unavailable import UnavailableModel
-from engine.agent.loop import AgentLoop, MemoryTranscript
 from engine.settings import Settings
 from engine.sources.sync import SourceRunner
 from engine.store.db import close_database, open_database
-from engine.triage.runner import TicRunner, recover_events
-from engine.agent.tools.builtin import build_registry
 from engine.triage.decider import TriageDecider
+from engine.triage.runner import TicRunner, recover_events
 from engine.workspace import Workspace
 
 log = logging.getLogger(__name__)

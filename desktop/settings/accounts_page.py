@@ -16,11 +16,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from desktop.widgets.dialogs import FittedDialog
-from desktop.widgets.qr import qr_presenter
+import engine.accounts.registry as accounts
 from desktop.qt import Qt, QtCore, QtGui, QtWidgets, Signal, Slot
 from desktop.settings.dialog import ERROR_COLOR, _Form, _hint, _message_label, _show_message
-import engine.accounts.registry as accounts
+from desktop.widgets.dialogs import FittedDialog
+from desktop.widgets.qr import qr_presenter
 from engine.accounts.registry import LABELS, AccountConfig, AccountState
 from engine.engine import Engine
 from engine.errors import TicError

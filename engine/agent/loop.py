@@ -14,10 +14,10 @@ from typing import Any
 
 from engine.agent.actions import Action, ReplyStreamer, action_schema, parse_action, tool_catalogue
 from engine.agent.definitions import AgentDefinition, system_prompt
+from engine.agent.tools.base import Tool, ToolContext, ToolRegistry
 from engine.clock import utcnow
 from engine.errors import ModelError, TicError, ToolError
 from engine.llm.base import Completion, LanguageModel, Message, TokenCallback
-from engine.agent.tools.base import Tool, ToolContext, ToolRegistry
 from engine.workspace import Workspace
 
 log = logging.getLogger(__name__)

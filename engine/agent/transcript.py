@@ -7,8 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.agent.actions import Action
-from engine.llm.base import Completion, Message
 from engine.agent.loop import ToolStep, Transcript, result_message
+from engine.llm.base import Completion, Message
 from engine.store.db import database
 from engine.store.fields import utcnow
 from engine.store.models import ChatMessage, ChatToolCall

@@ -22,6 +22,10 @@ import jsonschema
 import peewee as pw
 
 from engine.agent.definitions import AgentDefinition, load_agent
+from engine.agent.loop import AgentLoop, render_result
+from engine.agent.tools.base import ToolContext
+from engine.agent.tools.notify import NOTIFICATION_SCHEMA
+from engine.agent.transcript import HISTORY_WINDOW, StoredTranscript
 from engine.bus import (
     EventBus,
     NotificationQueued,
@@ -32,17 +36,7 @@ from engine.bus import (
     TurnFailed,
     UserMessageAdded,
 )
-from engine.clock import utcnow
-from engine.errors import TicError
-from engine.events import Event
-from engine.triage.feedback import never_rule_for
 from engine.chat.intents import lookup_request, preference_change, reminder_request
-from engine.agent.loop import AgentLoop, render_result
-from engine.store.db import database
-from engine.store.models import ChatMessage, ChatSession, ChatToolCall, EventRecord, Notification
-from engine.agent.tools.base import ToolContext
-from engine.agent.tools.notify import NOTIFICATION_SCHEMA
-from engine.agent.transcript import HISTORY_WINDOW, StoredTranscript
 from engine.chat.wording import (
     completed_reply,
     confirmed_reply,
@@ -50,6 +44,12 @@ from engine.chat.wording import (
     fallback_text,
     sender_of,
 )
+from engine.clock import utcnow
+from engine.errors import TicError
+from engine.events import Event
+from engine.store.db import database
+from engine.store.models import ChatMessage, ChatSession, ChatToolCall, EventRecord, Notification
+from engine.triage.feedback import never_rule_for
 
 log = logging.getLogger(__name__)
 

@@ -10,12 +10,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from engine.agent.tools.base import ToolContext, ToolRegistry
 from engine.bus import EventBus, TickFinished, TickStarted
 from engine.clock import utcnow
 from engine.events import Event
 from engine.store.db import database
 from engine.store.models import AgentRun, EventRecord
-from engine.agent.tools.base import ToolContext, ToolRegistry
 from engine.triage.decider import RulesFileError, TriageDecider
 
 log = logging.getLogger(__name__)

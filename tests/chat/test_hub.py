@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from engine.chat.history import history_rows
 from engine.chat.hub import SYNTHETIC_REASONING, ChatHub
 from engine.errors import ModelError
-from engine.chat.history import history_rows
 from engine.llm.scripted import ScriptedModel
 from engine.store.models import ChatMessage, ChatToolCall, Notification
 from tests.factories import reply

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from engine.events import Event
 from engine.accounts.secrets import set_secret
+from engine.events import Event
 from engine.sources.base import Batch, NeedsSignIn, SourceError, TransientError
 from engine.sources.mail.imap import (
     FolderState,

@@ -17,8 +17,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 from functools import lru_cache
 
-from engine.triage.classifier import address_parts, categories, fold, is_in_person, is_video_call, words
 from engine.events import Event
+from engine.triage.classifier import (
+    address_parts,
+    categories,
+    fold,
+    is_in_person,
+    is_video_call,
+    words,
+)
 from engine.triage.rules.parse import ALWAYS, CUSTOM, NEVER, Rule, parse_rules
 from engine.triage.rules.vocab import (
     CATEGORY_WORDS,
