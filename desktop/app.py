@@ -17,16 +17,13 @@ from typing import Any
 
 os.environ.setdefault("QT_API", "pyside6")
 
-import engine.ipc.channel as ipc
 from desktop.gc_guard import MainThreadCollector
 from desktop.qt import QtCore, QtWidgets
-from engine.bus import ReplyFinished, TickFinished, TurnFailed
-from engine.chat.history import history_rows
-from engine.engine import Engine, load_model_or_stand_in
-from engine.errors import ModelError, TicError
-from engine.events import parse_event
+from engine.bus import ModelFailed, ReplyFinished, TickFinished, TurnFailed, WhatsAppQrCode
+from engine.engine import Engine
+from engine.errors import TicError
 from engine.settings import Settings
-from engine.triage.runner import ingest
+from engine.types import RequestHandler
 from engine.workspace import Workspace
 
 log = logging.getLogger("desktop")
@@ -90,13 +87,13 @@ class DesktopApp(QtCore.QObject):
         from desktop.notify.notifier import Notifier
         from desktop.tray import TrayController
 
-        model, self.model_error = load_model_or_stand_in(
-            self.workspace, self.settings, self.model_path
+        self.engine = Engine.open(
+            self.workspace, self.model_path, settings=self.settings, stand_in=True
         )
-        self.engine = Engine(self.workspace, self.settings, model)
+        self.model_error = self.engine.model_error
         self.bridge = EngineBridge(self.engine.bus, self)
         self.chat = ChatWindow()
-        self.chat.load_history(history_rows(200))
+        self.chat.load_history(self.engine.history(200))
         self.chat.installEventFilter(self)
         self.tray = TrayController(self)
         self.chat.setWindowIcon(self.tray.app_icon())
@@ -107,8 +104,7 @@ class DesktopApp(QtCore.QObject):
             _hhmm(self.settings.quiet_hours_start), _hhmm(self.settings.quiet_hours_end)
         )
         self._wire()
-        self.ipc = ipc.IpcServer(self.workspace, self.handle_request)
-        await self.ipc.start()
+        await self.engine.serve(self.ipc_handlers())
         self.tray.show()
         self._pause_sync = QtCore.QTimer(self)
         self._pause_sync.timeout.connect(lambda: self.tray.set_paused(self.notifier.paused))
@@ -122,7 +118,7 @@ class DesktopApp(QtCore.QObject):
         if self.model_error:
             self.tray.set_state("error", self.model_error)
         else:
-            self.spawn(self._load_model(), "load-model")
+            self.spawn(self.engine.load_model(), "load-model")
 
     def _wire(self) -> None:
         b, chat, tray = self.bridge, self.chat, self.tray
@@ -136,16 +132,20 @@ class DesktopApp(QtCore.QObject):
         b.turnFailed.connect(self._on_turn_failed)
         b.tickStarted.connect(lambda _ev: tray.set_state("checking"))
         b.tickFinished.connect(self._on_tick_finished)
+        b.modelLoading.connect(lambda ev: chat.set_status(f"Loading model {ev.name}…", True))
+        b.modelReady.connect(lambda _ev: chat.set_status(self.base_status, False))
+        b.modelFailed.connect(self._on_model_failed)
+        b.whatsAppQrCode.connect(self.show_whatsapp_qr)
         chat.sendRequested.connect(self._on_send)
         tray.openChat.connect(self.show_chat)
-        tray.checkNow.connect(lambda: self.spawn(self.check_now(), "check-now"))
+        tray.checkNow.connect(lambda: self.spawn(self.engine.check_now(timeout=600), "check-now"))
         tray.pauseRequested.connect(self._pause)
         tray.resumeRequested.connect(self._resume)
         tray.openSettings.connect(self.open_settings)
         tray.quitRequested.connect(self.quit_requested.set)
         self.notifier.openRequested.connect(self.show_chat_at)
         self.notifier.muteRequested.connect(
-            lambda message_id: self.spawn(self.engine.hub.mute(message_id), "mute")
+            lambda message_id: self.spawn(self.engine.mute(message_id), "mute")
         )
 
     def _watch_accounts(self) -> None:
@@ -158,25 +158,25 @@ class DesktopApp(QtCore.QObject):
     def check_accounts(self) -> None:
         """An account that needs signing in again turns the tray to error, with its name."""
         from desktop.settings.accounts_page import sign_in_problem
-        from engine.accounts.registry import states
 
         previous = self.account_problem
-        self.account_problem = sign_in_problem(states(self.engine.settings.accounts))
+        self.account_problem = sign_in_problem(self.engine.account_states())
         if self.account_problem and not self.model_error:
             self.tray.set_state("error", self.account_problem)
         elif previous and self.tray.state == "error" and self.tray.error == previous:
             self.tray.set_state("idle")
 
-    async def _load_model(self) -> None:
-        self.chat.set_status(f"Loading model {self.engine.model.name}…", True)
-        try:
-            await self.engine.model.load()
-        except ModelError as exc:
-            self.model_error = str(exc)
-            self.tray.set_state("error", str(exc))
-            self.chat.set_status(str(exc), False)
-            return
-        self.chat.set_status(self.base_status, False)
+    def _on_model_failed(self, ev: ModelFailed) -> None:
+        self.model_error = ev.error
+        self.tray.set_state("error", ev.error)
+        self.chat.set_status(ev.error, False)
+
+    @staticmethod
+    def show_whatsapp_qr(ev: WhatsAppQrCode) -> None:
+        """WhatsApp asks to link this computer: one window shows (and updates) the code."""
+        from desktop.widgets.qr import qr_presenter
+
+        qr_presenter().show(ev.payload)
 
     # reactions --------------------------------------------------------------------------
 
@@ -186,7 +186,7 @@ class DesktopApp(QtCore.QObject):
 
     async def _send(self, text: str) -> None:
         with contextlib.suppress(TicError):  # TurnFailed already shows it in the chat
-            await self.engine.hub.send(text)
+            await self.engine.send(text)
 
     def _on_reply_finished(self, ev: ReplyFinished) -> None:
         if ev.kind != "notification":
@@ -234,17 +234,6 @@ class DesktopApp(QtCore.QObject):
         self.show_chat()
         self.chat.show_message(message_id)
 
-    async def check_now(self) -> dict[str, Any]:
-        result = await self.engine.tic.tick()
-        await self.engine.hub.drain(timeout=600)
-        return {
-            "ok": result.error is None,
-            "events": result.events,
-            "notified": result.notified,
-            "skipped": result.skipped,
-            "error": result.error,
-        }
-
     def open_settings(self) -> None:
         from desktop.settings.accounts_page import AccountsPage
         from desktop.settings.dialog import SettingsDialog
@@ -264,26 +253,20 @@ class DesktopApp(QtCore.QObject):
         from desktop.autostart import set_start_on_login
 
         old = self.engine.settings
-        # Accounts are saved as they are connected; keep them, not the dialog's stale copy.
-        new = new.model_copy(update={"accounts": old.accounts})
-        new.save(self.workspace.settings_file)
-        self.engine.settings = new
-        self.engine.tic.set_interval(new.tick_interval_minutes)
+        applied = await self.engine.apply_settings(new)
         self.notifier.set_quiet_hours(_hhmm(new.quiet_hours_start), _hhmm(new.quiet_hours_end))
         if new.start_on_login != old.start_on_login:
             try:
-                set_start_on_login(new.start_on_login, [sys.executable, "-m", "engine"])
+                set_start_on_login(new.start_on_login, [sys.executable, "-m", "tic_desktop"])
             except Exception as exc:
                 self.chat.set_status(f"Start on login: {exc}", False)
-        if new.model_path != old.model_path:
-            model, error = load_model_or_stand_in(self.workspace, new, None)
-            await self.engine.swap_model(model)
-            self.model_error = error
-            if error:
-                self.tray.set_state("error", error)
+        if applied.model_changed:
+            self.model_error = applied.model_error
+            if applied.model_error:
+                self.tray.set_state("error", applied.model_error)
             else:
                 self.tray.set_state("idle")
-                await self._load_model()
+                await self.engine.load_model()
 
     def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
         if watched is self.chat and event.type() == QtCore.QEvent.Type.Close:
@@ -296,28 +279,28 @@ class DesktopApp(QtCore.QObject):
 
     # the single-instance channel --------------------------------------------------------
 
-    async def handle_request(self, request: dict[str, Any]) -> dict[str, Any]:
-        cmd = request.get("cmd")
-        if cmd == "ping":
-            return {"ok": True, "pid": os.getpid()}
-        if cmd == "show":
-            self.show_chat()
-            return {"ok": True}
-        if cmd == "tick":
-            return await self.check_now()
-        if cmd == "ingest":
-            events = [parse_event(obj) for obj in request.get("events", [])]
-            added = ingest(events)
-            return {"ok": True, "added": added, "known": len(events) - added}
-        if cmd == "status":
-            return self.status()
-        if cmd == "screenshot":
-            ok = self.chat.grab().save(str(request["path"]))
-            return {"ok": bool(ok)}
-        if cmd == "quit":
-            self.quit_requested.set()
-            return {"ok": True}
-        return {"ok": False, "error": f"unknown command {cmd!r}"}
+    def ipc_handlers(self) -> dict[str, RequestHandler]:
+        """The app's own requests; the engine answers its own (ping, tick, ingest)."""
+        return {
+            "show": self._on_show,
+            "status": self._on_status,
+            "screenshot": self._on_screenshot,
+            "quit": self._on_quit,
+        }
+
+    async def _on_show(self, _request: dict[str, Any]) -> dict[str, Any]:
+        self.show_chat()
+        return {"ok": True}
+
+    async def _on_status(self, _request: dict[str, Any]) -> dict[str, Any]:
+        return self.status()
+
+    async def _on_screenshot(self, request: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": bool(self.chat.grab().save(str(request["path"])))}
+
+    async def _on_quit(self, _request: dict[str, Any]) -> dict[str, Any]:
+        self.quit_requested.set()
+        return {"ok": True}
 
     def status(self) -> dict[str, Any]:
         return {
@@ -344,7 +327,7 @@ class DesktopApp(QtCore.QObject):
 
     async def shutdown(self) -> None:
         """Stop taking requests, stop the schedules, let in-flight work settle, close."""
-        await self.ipc.stop()
+        await self.engine.stop_serving()
         self.accounts_timer.stop()
         for task in list(self._tasks):
             task.cancel()
@@ -376,8 +359,7 @@ def show_crash_dialog(exc: BaseException, log_path: Path) -> None:
 
 def main(home: Path | None = None, model_path: str | None = None, verbose: bool = False) -> int:
     workspace = Workspace.open(home)
-    if ipc.app_running(workspace):
-        ipc.request(workspace, {"cmd": "show"}, timeout=10)
+    if Engine.ask_running_app(workspace, {"cmd": "show"}) is not None:
         print("TIC is already running; its window was brought forward.")
         return 0
     log_path = setup_logging(workspace, verbose)

@@ -9,6 +9,9 @@ from typing import Any
 from desktop.qt import QtCore, Signal
 from engine.bus import (
     EventBus,
+    ModelFailed,
+    ModelLoading,
+    ModelReady,
     NotificationQueued,
     ReplyFinished,
     ReplyStarted,
@@ -18,6 +21,7 @@ from engine.bus import (
     ToolCalled,
     TurnFailed,
     UserMessageAdded,
+    WhatsAppQrCode,
 )
 
 
@@ -31,6 +35,10 @@ class EngineBridge(QtCore.QObject):
     tickFinished = Signal(object)  # TickFinished
     notificationQueued = Signal(object)  # NotificationQueued
     userMessageAdded = Signal(object)  # UserMessageAdded
+    modelLoading = Signal(object)  # ModelLoading
+    modelReady = Signal(object)  # ModelReady
+    modelFailed = Signal(object)  # ModelFailed
+    whatsAppQrCode = Signal(object)  # WhatsAppQrCode
 
     def __init__(self, bus: EventBus, parent: QtCore.QObject | None = None):
         super().__init__(parent)
@@ -44,6 +52,10 @@ class EngineBridge(QtCore.QObject):
             TickFinished: self.tickFinished,
             NotificationQueued: self.notificationQueued,
             UserMessageAdded: self.userMessageAdded,
+            ModelLoading: self.modelLoading,
+            ModelReady: self.modelReady,
+            ModelFailed: self.modelFailed,
+            WhatsAppQrCode: self.whatsAppQrCode,
         }
         self._unsubscribe = bus.subscribe(self._route)
 

@@ -1,4 +1,5 @@
-"""``python -m engine`` runs the ``tic`` command line."""
+"""``python -m engine`` runs the headless ``tic`` commands (the desktop app is started by the
+launcher, ``python -m tic_desktop``)."""
 
 import sys
 

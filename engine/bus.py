@@ -76,6 +76,33 @@ class TickFinished:
     failed: int = 0  # events given up on (attempts exhausted, corrupt): kept, never silent
 
 
+@dataclass(frozen=True)
+class ModelLoading:
+    """The model's weights are being loaded (``Engine.load_model``)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class ModelReady:
+    name: str
+
+
+@dataclass(frozen=True)
+class ModelFailed:
+    """The model could not be loaded; every turn fails with ``error`` until another is chosen."""
+
+    error: str
+
+
+@dataclass(frozen=True)
+class WhatsAppQrCode:
+    """WhatsApp asks to link this computer: show ``payload`` as a QR code for the phone to
+    scan. A newer code replaces the previous one."""
+
+    payload: str | bytes
+
+
 Subscriber = Callable[[Any], None]
 
 

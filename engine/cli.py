@@ -1,27 +1,36 @@
-"""The ``tic`` command line. Each subcommand owns a plain asyncio loop; errors are one line."""
+"""The ``tic`` command line. Each subcommand owns a plain asyncio loop; errors are one line.
+
+The engine's work goes through the ``Engine`` façade. With no subcommand the launcher above
+(``tic_desktop``) starts the desktop app: it hands ``main`` the function that does, so the
+engine never imports the desktop."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
 import json
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import engine.ipc.channel as ipc
+import engine.ipc.client as ipc
 from engine.bus import ReplyFinished, ReplyStarted, ReplyToken, TurnFailed
 from engine.clock import utcnow
+from engine.engine import Engine
 from engine.errors import InputError, TicError
 from engine.events import read_events
+from engine.llm.loading import load_model
 from engine.settings import Settings
 from engine.workspace import Workspace, default_home
 
 log = logging.getLogger("tic")
+
+# Starts the desktop app: (home, model, verbose) -> exit status.
+DesktopRunner = Callable[[Path | None, str | None, bool], int]
+NO_DESKTOP = "a command is needed here (the desktop app starts with: python -m tic_desktop)"
 
 EPILOG = """\
 workspace: %(home)s (set TIC_HOME or --home to use another)
@@ -94,7 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, desktop: DesktopRunner | None = None) -> int:
+    """Run one subcommand; with none, ``desktop`` (from the launcher) starts the app."""
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(
@@ -103,7 +113,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         if args.command is None:
-            return run_desktop(args)
+            if desktop is None:
+                raise InputError(NO_DESKTOP)
+            return desktop(args.home, args.model, args.verbose)
         return asyncio.run(dispatch(args))
     except InputError as exc:
         print(f"tic: error: {exc}", file=sys.stderr)
@@ -126,11 +138,11 @@ async def dispatch(args: argparse.Namespace) -> int:
         return await cmd_eval(args)
     workspace = Workspace.open(args.home)
     if command == "ingest":
-        return cmd_ingest(workspace, args.file)
+        return await cmd_ingest(workspace, args.file)
     if command == "tick" and ipc.app_running(workspace):
         return handover_tick(workspace)
     if command == "history":
-        return cmd_history(workspace, as_json=args.json, limit=args.limit)
+        return await cmd_history(workspace, as_json=args.json, limit=args.limit)
     if command == "tick":
         return await cmd_tick(workspace, args.model)
     if command == "chat":
@@ -138,19 +150,7 @@ async def dispatch(args: argparse.Namespace) -> int:
     raise TicError(f"unknown command {command}")
 
 
-def run_desktop(args: argparse.Namespace) -> int:
-    """The tray app lives in the ``desktop`` package (the only Qt code), loaded on demand."""
-    try:
-        desktop_app = importlib.import_module("desktop.app")
-    except ImportError as exc:
-        raise TicError(f"the desktop app cannot start: {exc} (pip install -e .)") from None
-    return int(desktop_app.main(args.home, args.model, args.verbose))
-
-
-def cmd_ingest(workspace: Workspace, file: Path) -> int:
-    from engine.store.db import close_database, open_database
-    from engine.triage.runner import ingest
-
+async def cmd_ingest(workspace: Workspace, file: Path) -> int:
     events = read_events(file)
     answer = ipc.request(
         workspace, {"cmd": "ingest", "events": [e.model_dump(mode="json") for e in events]}
@@ -163,20 +163,13 @@ def cmd_ingest(workspace: Workspace, file: Path) -> int:
             "(handed to the running app)"
         )
         return 0
-    open_database(workspace.db_path)
+    engine = Engine.without_model(workspace)
     try:
-        added = ingest(events)
+        result = engine.ingest(events)
     finally:
-        close_database()
-    print(f"{added} new event(s) added, {len(events) - added} already known")
+        await engine.stop()
+    print(f"{result.added} new event(s) added, {result.known} already known")
     return 0
-
-
-def _engine(workspace: Workspace, model_path: str | None) -> Any:
-    from engine.engine import Engine, load_model
-
-    settings = Settings.load(workspace.settings_file)
-    return Engine(workspace, settings, load_model(workspace, settings, model_path))
 
 
 def _printer(stream_tokens: bool) -> Any:
@@ -229,12 +222,11 @@ def handover_tick(workspace: Workspace) -> int:
 
 
 async def cmd_tick(workspace: Workspace, model_path: str | None) -> int:
-    engine = _engine(workspace, model_path)
+    engine = Engine.open(workspace, model_path)
     engine.bus.subscribe(_printer(stream_tokens=False))
     try:
         await engine.start(schedule=False)
-        result = await engine.tic.tick()
-        await engine.hub.drain()
+        result = await engine.check_now()
     finally:
         await engine.stop()
     print(
@@ -250,7 +242,7 @@ async def cmd_tick(workspace: Workspace, model_path: str | None) -> int:
 
 
 async def cmd_chat(workspace: Workspace, model_path: str | None) -> int:
-    engine = _engine(workspace, model_path)
+    engine = Engine.open(workspace, model_path)
     engine.bus.subscribe(_printer(stream_tokens=True))
     loop = asyncio.get_running_loop()
     await engine.start(schedule=True)
@@ -267,11 +259,11 @@ async def cmd_chat(workspace: Workspace, model_path: str | None) -> int:
             if text in ("/quit", "/exit"):
                 break
             if text == "/tick":
-                result = await engine.tic.tick()
+                result = await engine.check_now()
                 print(f"checked {result.events} event(s), notified {result.notified}")
                 continue
             try:
-                await engine.hub.send(text)
+                await engine.send(text)
             except TicError as exc:
                 print(f"tic: error: {exc}", file=sys.stderr)
     finally:
@@ -279,15 +271,12 @@ async def cmd_chat(workspace: Workspace, model_path: str | None) -> int:
     return 0
 
 
-def cmd_history(workspace: Workspace, *, as_json: bool, limit: int) -> int:
-    from engine.chat.history import history_rows
-    from engine.store.db import close_database, open_database
-
-    open_database(workspace.db_path)
+async def cmd_history(workspace: Workspace, *, as_json: bool, limit: int) -> int:
+    engine = Engine.without_model(workspace)
     try:
-        rows = history_rows(limit)
+        rows = engine.history(limit)
     finally:
-        close_database()
+        await engine.stop()
     for row in rows:
         if as_json:
             print(json.dumps(row, ensure_ascii=False))
@@ -311,7 +300,6 @@ def cmd_history(workspace: Workspace, *, as_json: bool, limit: int) -> int:
 
 
 async def cmd_triage(args: argparse.Namespace) -> int:
-    from engine.engine import load_model
     from engine.triage.decider import TriageDecider
 
     try:
@@ -340,7 +328,6 @@ async def cmd_triage(args: argparse.Namespace) -> int:
 
 
 async def cmd_eval(args: argparse.Namespace) -> int:
-    from engine.engine import load_model
     from engine.triage.decider import TriageDecider
     from engine.triage.evaluate import evaluate, read_cases
 

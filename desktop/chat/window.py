@@ -15,7 +15,7 @@ from typing import Any
 from desktop.chat.markdown import open_link, set_markdown, space_blocks
 from desktop.qt import Qt, QtCore, QtGui, QtWidgets, Signal, Slot
 from engine.bus import ReplyFinished, ReplyStarted, ReplyToken, ToolCalled, TurnFailed
-from engine.chat.wording import SOURCE_LABELS
+from engine.types import SOURCE_LABELS
 
 BUBBLE_SHARE = 0.82  # of the conversation's width a bubble may take
 BUBBLE_PADDING = 14  # px, left and right inside a bubble

@@ -16,15 +16,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import engine.accounts.registry as accounts
 from desktop.qt import Qt, QtCore, QtGui, QtWidgets, Signal, Slot
 from desktop.settings.dialog import ERROR_COLOR, _Form, _hint, _message_label, _show_message
 from desktop.widgets.dialogs import FittedDialog
 from desktop.widgets.qr import qr_presenter
-from engine.accounts.registry import LABELS, AccountConfig, AccountState
 from engine.engine import Engine
 from engine.errors import TicError
-from engine.sources.whatsapp.live import UNOFFICIAL_WARNING, session_db_path
+from engine.types import ACCOUNT_LABELS, UNOFFICIAL_WARNING, AccountConfig, AccountState
 
 Spawn = Callable[[Coroutine[Any, Any, Any], str], asyncio.Task[Any]]
 
@@ -63,7 +61,7 @@ def one_line(exc: BaseException) -> str:
 
 def account_title(config: AccountConfig) -> str:
     """ "Gmail — anna@gmail.com", "WhatsApp exports — ~/WhatsApp", "WhatsApp (live)"."""
-    label = LABELS[config.kind]
+    label = ACCOUNT_LABELS[config.kind]
     if config.kind == "whatsapp-live" and config.account == "default":
         return label
     shown = config.account
@@ -108,7 +106,7 @@ def sign_in_problem(states: Sequence[AccountState]) -> str | None:
         if s.state != "needs_sign_in" or not s.config.enabled:
             continue
         kind, account = s.config.kind, s.config.account
-        label = "Google" if kind in GOOGLE_KINDS else LABELS[kind]
+        label = "Google" if kind in GOOGLE_KINDS else ACCOUNT_LABELS[kind]
         name = label if kind == "whatsapp-live" else f"{label} ({account})"
         if name not in names:
             names.append(name)
@@ -433,8 +431,7 @@ class AccountsPage(QtWidgets.QWidget):
         self._tasks: set[asyncio.Task[Any]] = set()
         self._states: list[AccountState] = []
         self.destroyed.connect(partial(_cancel_all, self._tasks))
-        self.qr = qr_presenter()
-        engine.on_whatsapp_qr = self.qr.show
+        self.qr = qr_presenter()  # the app shows the engine's WhatsAppQrCode messages in it
 
         self.list = QtWidgets.QListWidget()
         self.list.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.SingleSelection)
@@ -502,7 +499,7 @@ class AccountsPage(QtWidgets.QWidget):
         """Re-read the accounts and their health (a few rows from the local store)."""
         selected = self.selected_key()
         scrolled = self.list.verticalScrollBar().value()
-        self._states = accounts.states(self.engine.settings.accounts)
+        self._states = self.engine.account_states()
         now = self.engine.clock()
         self.list.clear()
         for state in self._states:
@@ -599,16 +596,8 @@ class AccountsPage(QtWidgets.QWidget):
         """Sign in in the browser, then read that account's Gmail and Calendar."""
         if not str(path).strip():
             return "Choose the OAuth client file first."
-        import engine.sources.google.auth as google_auth
-
         try:
-            email = await google_auth.sign_in(path, self._open_browser)
-            for kind in GOOGLE_KINDS:
-                old = self._config(f"{kind}:{email}")
-                options = {**(old.options if old else {}), "client_file": str(path)}
-                await self.engine.add_account(
-                    AccountConfig(kind=kind, account=email, options=options)
-                )
+            await self.engine.connect_google(path, self._open_browser)
         except TicError as exc:
             return one_line(exc)
         self.refresh()
@@ -643,17 +632,16 @@ class AccountsPage(QtWidgets.QWidget):
         if not (host.strip() and username.strip() and password):
             return "Enter the server, the user name and the password."
         names = folders.split(",") if isinstance(folders, str) else list(folders)
-        config = accounts.imap_config(
-            host.strip(),
-            port,
-            username.strip(),
-            ssl=ssl,
-            starttls=starttls and not ssl,
-            folders=[f.strip() for f in names if f.strip()] or ["INBOX"],
-        )
         try:
-            await accounts.connect_imap(config, password, self.engine.workspace)
-            await self.engine.add_account(config)
+            await self.engine.connect_imap(
+                host.strip(),
+                port,
+                username.strip(),
+                password,
+                ssl=ssl,
+                starttls=starttls and not ssl,
+                folders=[f.strip() for f in names if f.strip()] or ["INBOX"],
+            )
         except TicError as exc:
             return one_line(exc)
         self.refresh()
@@ -679,11 +667,8 @@ class AccountsPage(QtWidgets.QWidget):
             return f"{folder} is not a folder."
         if not user_name.strip():
             return "Enter your name as WhatsApp shows it, so your own messages are skipped."
-        config = AccountConfig(
-            kind="whatsapp-export", account=str(path), options={"user_name": user_name.strip()}
-        )
         try:
-            await self.engine.add_account(config)
+            await self.engine.add_whatsapp_export(path, user_name.strip())
         except TicError as exc:
             return one_line(exc)
         self.refresh()
@@ -718,16 +703,8 @@ class AccountsPage(QtWidgets.QWidget):
 
     async def accept_whatsapp_live(self) -> str | None:
         """After the warning was accepted: link this computer (a QR code window opens)."""
-        self.engine.on_whatsapp_qr = self.qr.show
-        old = self._config("whatsapp-live:default")
-        options = {
-            **(old.options if old else {}),
-            "accepted_unofficial_warning": True,
-            "session_db": str(session_db_path(self.engine.workspace.root)),
-        }
-        config = AccountConfig(kind="whatsapp-live", account="default", options=options)
         try:
-            await self.engine.add_account(config)
+            await self.engine.connect_whatsapp_live()
         except TicError as exc:
             self._show_status(one_line(exc))
             return one_line(exc)

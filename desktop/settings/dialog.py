@@ -14,9 +14,8 @@ from typing import Any
 
 from desktop.autostart import unsupported_reason
 from desktop.qt import Qt, QtCore, QtGui, QtWidgets, Signal, Slot
+from engine.engine import Engine
 from engine.errors import ModelError
-from engine.llm.llama import validate_model_file
-from engine.llm.openai_compat import is_server_url
 from engine.settings import Settings
 
 ERROR_COLOR = "#c62828"
@@ -221,8 +220,7 @@ class ModelPage(QtWidgets.QWidget):
 
     def _check_in_worker(self, generation: int, path: str) -> None:
         try:
-            if not is_server_url(path):  # a model server's URL is taken as given
-                validate_model_file(Path(path))
+            Engine.check_model(path)
             error: str | None = None
         except ModelError as exc:
             error = str(exc)

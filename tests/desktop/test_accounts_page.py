@@ -19,6 +19,7 @@ import pytest
 import engine.accounts.secrets as secrets
 import engine.sources.google.auth as google_auth
 from desktop.app import DesktopApp
+from desktop.bridge import EngineBridge
 from desktop.qt import QtGui
 from desktop.settings.accounts_page import (
     AccountsPage,
@@ -30,6 +31,7 @@ from desktop.settings.dialog import SettingsDialog
 from desktop.tray import TrayController
 from desktop.widgets.qr import qr_image, qr_presenter
 from engine.accounts.registry import AccountConfig, AccountState, imap_config, states
+from engine.bus import WhatsAppQrCode
 from engine.clock import utcnow
 from engine.settings import Settings
 from engine.sources.base import SourceError
@@ -87,7 +89,7 @@ def started(engine, monkeypatch) -> list[AccountConfig]:
 
 
 def seed(engine, *configs: AccountConfig) -> None:
-    engine.save_settings(Settings(accounts=list(configs)))
+    engine._save_settings(Settings(accounts=list(configs)))
 
 
 def status(config: AccountConfig, state: str, error: str | None = None, **extra: Any) -> None:
@@ -406,7 +408,6 @@ async def test_live_whatsapp_connects_only_after_the_warning_is_accepted(
     assert config.options["accepted_unofficial_warning"] is True
     assert config.options["session_db"] == str(engine.workspace.root / "whatsapp" / "session.db")
     assert started == [config]
-    assert engine.on_whatsapp_qr == page.qr.show
     assert page.rows() == [("WhatsApp (live)", "not synced yet", "Never synced")]
 
 
@@ -417,8 +418,17 @@ async def test_the_pairing_qr_code_is_shown_and_updated_in_one_window(engine, pa
     assert not pixmap.isNull() and pixmap.width() == pixmap.height() >= 200
     assert dialog.isVisible()
 
-    engine._qr(payload + "x")  # the engine's callback (a later code) reuses the window
-    assert page.qr.dialog is dialog
+    seen: list[WhatsAppQrCode] = []
+    engine.bus.subscribe(lambda ev: seen.append(ev) if isinstance(ev, WhatsAppQrCode) else None)
+    bridge = EngineBridge(engine.bus)
+    bridge.whatsAppQrCode.connect(DesktopApp.show_whatsapp_qr)  # as the app wires it
+    try:
+        engine._qr(payload + "x")  # the WhatsApp source asks again: a later code
+    finally:
+        bridge.detach()
+    assert seen == [WhatsAppQrCode(payload + "x")]
+    assert page.qr.dialog is dialog  # the same window, a new picture
+    assert dialog.pixmap().toImage() != pixmap.toImage()
 
 
 def test_qr_image_has_a_white_quiet_zone_around_a_dark_finder():

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-import engine.ipc.channel as ipc
+import engine.ipc.client as ipc
 from engine.triage.rules.parse import NEVER, parse_rules
 from engine.workspace import Workspace
 from tests.cli_helpers import ROOT, SHARED, write_jsonl
@@ -67,7 +67,7 @@ def dev_event(event_id: str) -> dict:
 
 def tic(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "engine", *args],
+        [sys.executable, "-m", "tic_desktop", *args],
         env=env,
         cwd=ROOT,
         capture_output=True,
@@ -89,7 +89,7 @@ def desktop(tmp_path: Path) -> Iterator[tuple[object, object, dict[str, str], Wo
         )
         log = (tmp_path / "app.out").open("w")
         app = subprocess.Popen(
-            [sys.executable, "-m", "engine"],
+            [sys.executable, "-m", "tic_desktop"],
             env=env,
             cwd=ROOT,
             stdout=log,
@@ -172,7 +172,7 @@ def test_without_a_tray_host_the_app_says_so_and_shows_the_chat(tmp_path):
             session.env, TIC_HOME=str(home), QT_QPA_PLATFORM="xcb", TIC_ALLOW_MODEL_REQUESTS="1"
         )
         app = subprocess.Popen(
-            [sys.executable, "-m", "engine"],
+            [sys.executable, "-m", "tic_desktop"],
             env=env,
             cwd=ROOT,
             stdout=subprocess.DEVNULL,

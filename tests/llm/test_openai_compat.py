@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from engine.engine import load_model
 from engine.errors import ModelError
+from engine.llm.loading import load_model
 from engine.llm.openai_compat import OpenAICompatModel
 from engine.settings import Settings
 
@@ -113,14 +113,13 @@ def test_a_url_as_model_selects_the_server(workspace):
 async def test_a_chat_turn_runs_on_a_model_server(server: FakeServer, workspace):
     from engine.engine import Engine
 
-    settings = Settings(model_path=server.url)
-    engine = Engine(workspace, settings, load_model(workspace, settings, None))
+    engine = Engine.open(workspace, settings=Settings(model_path=server.url))
     await engine.start(schedule=False)
     try:
-        answer = await engine.hub.send("Say hello to Mario")
+        answer = await engine.send("Say hello to Mario")
     finally:
         await engine.stop()
-    assert answer.content == "Hello Mario"
+    assert answer.text == "Hello Mario"
     assert server.requests[0]["body"]["messages"][-1] == {
         "role": "user",
         "content": "Say hello to Mario",

@@ -1,6 +1,5 @@
-"""The single-instance channel: the running app listens on a Unix socket in the workspace;
-a second launch, or ``tic tick`` / ``tic ingest`` from a terminal, hands its work to it so one
-process owns the store's writes. Newline-delimited JSON, one request and one answer."""
+"""Answering requests on the workspace's socket, each by the handler registered for its
+``cmd``. A failing handler answers with its error's first line; the app keeps running."""
 
 from __future__ import annotations
 
@@ -9,27 +8,23 @@ import contextlib
 import json
 import logging
 import os
-import socket
-from collections.abc import Awaitable, Callable
-from pathlib import Path
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from engine.ipc.client import socket_path
 from engine.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+Request = dict[str, Any]
+Handler = Callable[[Request], Awaitable[dict[str, Any]]]
 MAX_REQUEST = 64 * 1024 * 1024
 
 
-def socket_path(workspace: Workspace) -> Path:
-    return workspace.root / "tic.sock"
-
-
 class IpcServer:
-    def __init__(self, workspace: Workspace, handler: Handler):
+    def __init__(self, workspace: Workspace, handlers: Mapping[str, Handler]):
         self.path = socket_path(workspace)
-        self.handler = handler
+        self.handlers = dict(handlers)
         self._server: asyncio.AbstractServer | None = None
 
     async def start(self) -> None:
@@ -48,6 +43,13 @@ class IpcServer:
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
 
+    async def answer(self, request: Request) -> dict[str, Any]:
+        cmd = request.get("cmd")
+        handler = self.handlers.get(cmd) if isinstance(cmd, str) else None
+        if handler is None:
+            return {"ok": False, "error": f"unknown command {cmd!r}"}
+        return await handler(request)
+
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             line = await reader.readline()
@@ -55,7 +57,7 @@ class IpcServer:
                 request = json.loads(line)
                 if not isinstance(request, dict):
                     raise ValueError("request must be a JSON object")
-                answer = await self.handler(request)
+                answer = await self.answer(request)
             except Exception as exc:  # the client gets the error, the app keeps running
                 log.warning("IPC request failed: %s", exc)
                 answer = {
@@ -66,39 +68,3 @@ class IpcServer:
             await writer.drain()
         finally:
             writer.close()
-
-
-def request(
-    workspace: Workspace, payload: dict[str, Any], timeout: float = 600.0
-) -> dict[str, Any] | None:
-    """Send one request to the running app; None when no app is running."""
-    path = socket_path(workspace)
-    if not path.exists():
-        return None
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(timeout)
-    try:
-        try:
-            sock.connect(str(path))
-        except (ConnectionRefusedError, FileNotFoundError):
-            return None
-        sock.sendall(json.dumps(payload).encode() + b"\n")
-        chunks = []
-        while True:
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            if chunk.endswith(b"\n"):
-                break
-    finally:
-        sock.close()
-    data = b"".join(chunks)
-    return json.loads(data) if data else None
-
-
-def app_running(workspace: Workspace) -> bool:
-    try:
-        return request(workspace, {"cmd": "ping"}, timeout=5.0) is not None
-    except OSError:
-        return False

@@ -1,4 +1,5 @@
-"""The single-instance channel, and the CLI handing its work to a running app."""
+"""The single-instance channel (a client, a server answering from a handler table, the
+engine's own handlers), and the CLI handing its work to a running app."""
 
 from __future__ import annotations
 
@@ -11,28 +12,40 @@ from typing import Any
 
 import pytest
 
-import engine.ipc.channel as ipc
+import engine.ipc.client as ipc
+from engine.ipc.server import IpcServer
+from engine.store.models import EventRecord
 from tests.cli_helpers import ROOT, write_jsonl
 from tests.factories import event_dict
 
+NEWSLETTER = {
+    "sender": {"name": "Shop", "address": "news@shop.example"},
+    "headers": {"List-Unsubscribe": "<mailto:u@shop.example>", "Precedence": "bulk"},
+}
 
-async def test_request_reaches_the_running_app_and_gets_its_answer(workspace):
+
+async def test_request_reaches_its_handler_in_the_running_app(workspace):
     seen: list[dict[str, Any]] = []
 
     async def handler(request: dict[str, Any]) -> dict[str, Any]:
         seen.append(request)
         return {"ok": True, "echo": request.get("x")}
 
-    server = ipc.IpcServer(workspace, handler)
+    async def ping(request: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True}
+
+    server = IpcServer(workspace, {"t": handler, "ping": ping})
     await server.start()
     try:
         assert stat.S_IMODE(os.stat(server.path).st_mode) == 0o600
         answer = await asyncio.to_thread(ipc.request, workspace, {"cmd": "t", "x": 42})
         assert answer == {"ok": True, "echo": 42}
         assert await asyncio.to_thread(ipc.app_running, workspace)
+        unknown = await asyncio.to_thread(ipc.request, workspace, {"cmd": "nope"})
+        assert unknown == {"ok": False, "error": "unknown command 'nope'"}
     finally:
         await server.stop()
-    assert seen[0] == {"cmd": "t", "x": 42}
+    assert seen == [{"cmd": "t", "x": 42}]
     assert not server.path.exists()
     assert ipc.request(workspace, {"cmd": "ping"}) is None
 
@@ -47,7 +60,7 @@ async def test_a_failing_handler_answers_with_the_error(workspace):
     async def handler(request: dict[str, Any]) -> dict[str, Any]:
         raise ValueError("bad event\nsecond line")
 
-    server = ipc.IpcServer(workspace, handler)
+    server = IpcServer(workspace, {"x": handler})
     await server.start()
     try:
         answer = await asyncio.to_thread(ipc.request, workspace, {"cmd": "x"})
@@ -67,7 +80,7 @@ async def test_cli_ingest_and_tick_are_handed_to_the_running_app(workspace, tmp_
             return {"ok": True, "events": 3, "notified": 1, "skipped": False, "error": None}
         return {"ok": True}
 
-    server = ipc.IpcServer(workspace, handler)
+    server = IpcServer(workspace, {cmd: handler for cmd in ("ping", "ingest", "tick")})
     await server.start()
     events = write_jsonl(tmp_path / "e.jsonl", [event_dict(), event_dict()])
     env = dict(os.environ, TIC_HOME=str(workspace.root), TIC_ALLOW_MODEL_REQUESTS="0")
@@ -95,3 +108,37 @@ async def test_cli_ingest_and_tick_are_handed_to_the_running_app(workspace, tmp_
     ingested = next(r for r in requests if r["cmd"] == "ingest")
     expected = [json.loads(line)["id"] for line in events.read_text().splitlines()]
     assert [e["id"] for e in ingested["events"]] == expected
+
+
+async def test_the_engine_answers_ping_ingest_and_tick_and_the_front_end_adds_its_own(engine):
+    async def show(request: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True, "shown": True}
+
+    workspace = engine.workspace
+    with pytest.raises(ValueError, match="already answers"):
+        await engine.serve({"tick": show})
+    await engine.serve({"show": show})
+    try:
+        ping = await asyncio.to_thread(ipc.request, workspace, {"cmd": "ping"})
+        assert ping == {"ok": True, "pid": os.getpid()}
+        events = [event_dict(**NEWSLETTER), event_dict(**NEWSLETTER)]  # decided by code
+        answer = await asyncio.to_thread(
+            ipc.request, workspace, {"cmd": "ingest", "events": [*events, events[0]]}
+        )
+        assert answer == {"ok": True, "added": 2, "known": 1}
+        assert EventRecord.select().count() == 2
+        ticked = await asyncio.to_thread(ipc.request, workspace, {"cmd": "tick"})
+        assert ticked == {
+            "ok": True,
+            "events": 2,
+            "notified": 0,
+            "failed": 0,
+            "skipped": False,
+            "error": None,
+        }
+        shown = await asyncio.to_thread(ipc.request, workspace, {"cmd": "show"})
+        assert shown == {"ok": True, "shown": True}
+    finally:
+        await engine.stop_serving()
+    assert not ipc.socket_path(workspace).exists()
+    assert engine.ask_running_app(workspace, {"cmd": "ping"}) is None

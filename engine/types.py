@@ -1,0 +1,76 @@
+"""Plain data the front ends exchange with the engine: what the façade's methods take and
+return, and the fixed words shown next to it. No behaviour here; the desktop may import this
+module (see tests/test_layering.py for the whole allowed set)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine.accounts.registry import LABELS as ACCOUNT_LABELS
+from engine.accounts.registry import AccountConfig, AccountState, Kind
+from engine.chat.wording import SOURCE_LABELS
+from engine.ipc.server import Handler as RequestHandler
+from engine.sources.whatsapp.live import UNOFFICIAL_WARNING
+
+__all__ = [
+    "ACCOUNT_LABELS",
+    "SOURCE_LABELS",
+    "UNOFFICIAL_WARNING",
+    "AccountConfig",
+    "AccountState",
+    "CheckResult",
+    "IngestResult",
+    "Kind",
+    "Reply",
+    "RequestHandler",
+    "SettingsApplied",
+]
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One "check now": TIC's tick over the pending events, then the wait for delivery."""
+
+    events: int = 0
+    notified: int = 0
+    failed: int = 0  # events given up on (attempts exhausted, corrupt)
+    skipped: bool = False  # a check was already running
+    error: str | None = None
+    delivered: bool = True  # False when the wait for the replies timed out
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "events": self.events,
+            "notified": self.notified,
+            "failed": self.failed,
+            "skipped": self.skipped,
+            "error": self.error,
+        }
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    added: int
+    known: int  # already in the store, ignored
+
+
+@dataclass(frozen=True)
+class Reply:
+    """An assistant message the engine wrote (the id is what ``Engine.mute`` takes)."""
+
+    message_id: int
+    text: str
+
+
+@dataclass(frozen=True)
+class SettingsApplied:
+    """What ``Engine.apply_settings`` changed that the front end reacts to."""
+
+    model_changed: bool
+    model_error: str | None  # the new model could not be made (a stand-in answers meanwhile)

@@ -1,0 +1,1 @@
+"""TIC Desktop's launcher: the one place above both the engine and the desktop app."""
