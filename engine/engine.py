@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from engine.accounts.registry import AccountConfig, build_source, forget_secrets
 from engine.agent.definitions import load_agent
@@ -87,7 +88,7 @@ class Engine:
             clock=self.clock,
         )
         self.sources = SourceRunner()
-        self.on_whatsapp_qr: Callable[[str], None] | None = None
+        self.on_whatsapp_qr: Callable[[bytes | str], object] | None = None
         self._started = False
 
     def start_sources(self) -> None:
@@ -101,7 +102,7 @@ class Engine:
         except (TicError, KeyError, ValueError) as exc:
             log.warning("account %s cannot start: %s", config.key, exc)
 
-    def _qr(self, payload: str) -> None:
+    def _qr(self, payload: bytes | str) -> None:
         if self.on_whatsapp_qr is not None:
             self.on_whatsapp_qr(payload)
 
@@ -131,7 +132,7 @@ class Engine:
         self.decider.model = model
         await old.close()
 
-    async def _notify_from_job(self, payload: dict) -> object:
+    async def _notify_from_job(self, payload: dict[str, Any]) -> object:
         return await self.hub.notify(payload, reason="a scheduled job you set up is due")
 
     async def _run_task(self, task: str) -> str:

@@ -582,7 +582,9 @@ class AccountsPage(QtWidgets.QWidget):
             dialog.show_error(error)
         return error
 
-    def _open(self, dialog: ConnectDialog, submit: Callable[[Any], Awaitable[Any]]) -> None:
+    def _open(
+        self, dialog: ConnectDialog, submit: Callable[[Any], Coroutine[Any, Any, Any]]
+    ) -> None:
         """Show ``dialog``; its OK runs ``submit(dialog)`` as a task, Cancel cancels it."""
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
 
@@ -751,8 +753,9 @@ class AccountsPage(QtWidgets.QWidget):
             f"{k}:{config.account}" for k in GOOGLE_KINDS if self._config(f"{k}:{config.account}")
         ]
 
-    async def disconnect(self, key: str) -> str | None:
+    async def disconnect_account(self, key: str) -> str | None:
         """Stop reading the account and forget it and its secrets (read events stay)."""
+        error: str | None
         try:
             for k in self.disconnect_keys(key):
                 await self.engine.remove_account(k)
@@ -792,7 +795,7 @@ class AccountsPage(QtWidgets.QWidget):
             return
         box = self.disconnect_question(key)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.accepted.connect(lambda: self._run(self.disconnect(key), "accounts:disconnect"))
+        box.accepted.connect(lambda: self._run(self.disconnect_account(key), "accounts:disconnect"))
         box.open()
 
     @Slot()

@@ -51,7 +51,9 @@ class AccountState:
 
 
 def build_source(
-    config: AccountConfig, workspace: Workspace, on_qr: Callable[[str], None] | None = None
+    config: AccountConfig,
+    workspace: Workspace,
+    on_qr: Callable[[bytes | str], object] | None = None,
 ) -> Source:
     """The source for one account (raises SourceError with a clear reason)."""
     opts = config.options

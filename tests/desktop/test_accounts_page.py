@@ -298,7 +298,7 @@ async def test_disconnect_removes_the_account_and_its_password(
     question = page.disconnect_question(key)
     assert question.text() == f"Disconnect Email (IMAP) — {USER}@{server.host}?"
 
-    assert await page.disconnect(key) is None
+    assert await page.disconnect_account(key) is None
 
     assert engine.settings.accounts == []
     assert Settings.load(engine.workspace.settings_file).accounts == []
@@ -351,7 +351,7 @@ async def test_disconnecting_google_removes_mail_calendar_and_sign_in(memory_key
     secrets.set_secret(google_auth.secret_name("bob@gmail.com"), "{}")
     assert "Gmail and Calendar" in page.disconnect_question(gcal().key).text()
 
-    assert await page.disconnect(gcal().key) is None
+    assert await page.disconnect_account(gcal().key) is None
 
     assert engine.settings.accounts == [other]
     assert secrets.get_secret(google_auth.secret_name(ANNA)) is None

@@ -321,7 +321,7 @@ class WhatsAppLiveSource(Source):
         session_db: Path | str,
         *,
         accepted_unofficial_warning: bool = False,
-        on_qr: Callable[[bytes | str], None],
+        on_qr: Callable[[bytes | str], object],
         on_event: Callable[[Event], None] | None = None,
         account: str = "default",
         own_jids: Collection[str] = (),
@@ -545,7 +545,7 @@ class WhatsAppLiveSource(Source):
         if self.on_event is not None:
             self._call_soon(self.on_event, event, "on_event failed")
 
-    def _call_soon(self, hook: Callable[[Any], None], arg: Any, failure: str) -> None:
+    def _call_soon(self, hook: Callable[[Any], object], arg: Any, failure: str) -> None:
         """Run a user hook on the event loop (where UI code lives), else right here."""
 
         def call() -> None:
