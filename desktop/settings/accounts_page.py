@@ -21,7 +21,7 @@ from desktop.widgets.qr import qr_presenter
 from desktop.qt import Qt, QtCore, QtGui, QtWidgets, Signal, Slot
 from desktop.settings.dialog import ERROR_COLOR, _Form, _hint, _message_label, _show_message
 import engine.accounts.registry as accounts
-from engine.accounts.registry import LABELS, AccountConfig, AccountState
+from engine.accounts.registry import LABELS, AccountConfig, AccountState, Kind
 from engine.engine import Engine
 from engine.errors import TicError
 from engine.sources.whatsapp.live import UNOFFICIAL_WARNING, session_db_path
@@ -571,6 +571,13 @@ class AccountsPage(QtWidgets.QWidget):
     def _show_status(self, error: str | None) -> None:
         _show_message(self.message, error or "", ERROR_COLOR if error else None)
 
+    def _lacks_extra(self, kind: Kind) -> bool:
+        """Show the one line naming the pip extra ``kind`` needs when it is not installed."""
+        hint = accounts.missing_extra(kind)
+        if hint is not None:
+            self._show_status(hint)
+        return hint is not None
+
     async def _submit(self, dialog: ConnectDialog, step: Awaitable[str | None]) -> str | None:
         """Run a dialog's step: the dialog closes on success, else shows the error."""
         dialog.set_busy(True)
@@ -626,6 +633,8 @@ class AccountsPage(QtWidgets.QWidget):
         return GoogleDialog(client_file, self)
 
     def open_google_dialog(self, client_file: str | None = None) -> None:
+        if self._lacks_extra("gmail"):
+            return
         self._open(self.google_dialog(client_file), self.submit_google)
 
     # -- IMAP ---------------------------------------------------------------------------------
@@ -708,6 +717,8 @@ class AccountsPage(QtWidgets.QWidget):
 
     @Slot()
     def confirm_whatsapp_live(self) -> None:
+        if self._lacks_extra("whatsapp-live"):
+            return
         box = self.whatsapp_warning()
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
 

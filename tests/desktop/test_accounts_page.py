@@ -8,6 +8,7 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import asyncio
+import sys
 from collections.abc import Coroutine, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -24,7 +25,7 @@ from desktop.settings.accounts_page import (
 )
 from desktop.app import DesktopApp
 from desktop.widgets.qr import qr_image, qr_presenter
-from desktop.qt import QtGui
+from desktop.qt import QtGui, QtWidgets
 from desktop.settings.dialog import SettingsDialog
 from desktop.tray import TrayController
 import engine.accounts.secrets as secrets
@@ -408,6 +409,23 @@ async def test_live_whatsapp_connects_only_after_the_warning_is_accepted(
     assert started == [config]
     assert engine.on_whatsapp_qr == page.qr.show
     assert page.rows() == [("WhatsApp (live)", "not synced yet", "Never synced")]
+
+
+@pytest.mark.parametrize(
+    ("button", "module", "hint"),
+    [
+        ("google_button", "googleapiclient", "Google accounts need: pip install -e '.[google]'"),
+        ("live_button", "neonize", "WhatsApp (live) needs: pip install -e '.[whatsapp]'"),
+    ],
+)
+async def test_a_missing_extra_is_named_instead_of_connecting(
+    engine, page, monkeypatch, button, module, hint
+):
+    monkeypatch.setitem(sys.modules, module, None)  # as if the extra were not installed
+    getattr(page, button).click()
+    assert page.message.text() == hint and not page.message.isHidden()
+    assert page.findChildren(QtWidgets.QDialog) == []
+    assert engine.settings.accounts == []
 
 
 async def test_the_pairing_qr_code_is_shown_and_updated_in_one_window(engine, page):

@@ -30,6 +30,7 @@ from typing import Any
 from engine.clock import utcnow
 from engine.events import Chat, Event, Person
 from engine.sources.base import Batch, NeedsSignIn, Source, SourceError, TransientError
+from engine.sources.extras import install_hint
 
 log = logging.getLogger(__name__)
 
@@ -83,8 +84,10 @@ def load_neonize() -> dict[str, Any]:
             from neonize import client as neonize_client
             from neonize import events as neonize_events
             from neonize.utils import ffmpeg
-    except Exception as exc:  # ImportError, or OSError loading its native library
-        raise SourceError(f"neonize is not available ({exc}); run: pip install neonize") from None
+    except ImportError:
+        raise SourceError(install_hint("whatsapp")) from None
+    except Exception as exc:  # OSError loading its native library, ...
+        raise SourceError(f"neonize cannot load: {exc}") from None
     finally:
         root.handlers[:] = handlers
         root.setLevel(level)
