@@ -367,7 +367,7 @@ def main(home: Path | None = None, model_path: str | None = None, verbose: bool 
 
     qapp = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
     qapp.setApplicationName("TIC")
-    qapp.setQuitOnLastWindowClosed(False)
+    QtWidgets.QApplication.setQuitOnLastWindowClosed(False)
     loop = qasync.QEventLoop(qapp)
     asyncio.set_event_loop(loop)
     sys.excepthook = lambda t, e, tb: show_crash_dialog(e, log_path)

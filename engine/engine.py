@@ -23,6 +23,7 @@ from engine.accounts.registry import (
     connect_imap,
     forget_secrets,
     imap_config,
+    missing_extra,
     states,
 )
 from engine.agent.definitions import load_agent
@@ -254,6 +255,11 @@ class Engine:
         self._model_error = None
         self.bus.publish(ModelReady(name))
         return None
+
+    @staticmethod
+    def missing_extra(kind: Kind) -> str | None:
+        """One line naming the pip extra an account of ``kind`` needs, if not installed."""
+        return missing_extra(kind)
 
     @staticmethod
     def check_model(choice: str) -> None:

@@ -121,8 +121,8 @@ def read_jsonl(path: Path) -> list[tuple[int, Any]]:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputError(f"{path}:{line}: not valid UTF-8") from None
+        lineno = raw[: exc.start].count(b"\n") + 1
+        raise InputError(f"{path}:{lineno}: not valid UTF-8") from None
     out: list[tuple[int, Any]] = []
     # Split on \n only: str.splitlines() also splits on U+2028/U+2029/U+0085, which JSON
     # allows raw inside strings (and which editors do not count as line breaks).

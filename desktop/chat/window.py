@@ -172,7 +172,7 @@ class MessageText(QtWidgets.QTextBrowser):
         self.document().setDocumentMargin(0)
         self._max_width = 320
 
-    def loadResource(self, kind: int, name: QtCore.QUrl) -> Any:
+    def loadResource(self, kind: int, name: QtCore.QUrl | str) -> Any:
         return None
 
     def wheelEvent(self, event: QtGui.QWheelEvent) -> None:
@@ -601,6 +601,7 @@ class ChatWindow(QtWidgets.QWidget):
     def _remove(self, bubble: MessageBubble) -> None:
         self._bubbles.remove(bubble)
         row = bubble.parentWidget()
+        assert row is not None  # a bubble always sits in its row
         self._list.removeWidget(row)
         row.hide()
         row.deleteLater()

@@ -22,7 +22,7 @@ from desktop.widgets.dialogs import FittedDialog
 from desktop.widgets.qr import qr_presenter
 from engine.engine import Engine
 from engine.errors import TicError
-from engine.types import ACCOUNT_LABELS, UNOFFICIAL_WARNING, AccountConfig, AccountState
+from engine.types import ACCOUNT_LABELS, UNOFFICIAL_WARNING, AccountConfig, AccountState, Kind
 
 Spawn = Callable[[Coroutine[Any, Any, Any], str], asyncio.Task[Any]]
 
@@ -568,6 +568,13 @@ class AccountsPage(QtWidgets.QWidget):
     def _show_status(self, error: str | None) -> None:
         _show_message(self.message, error or "", ERROR_COLOR if error else None)
 
+    def _lacks_extra(self, kind: Kind) -> bool:
+        """Show the one line naming the pip extra ``kind`` needs when it is not installed."""
+        hint = Engine.missing_extra(kind)
+        if hint is not None:
+            self._show_status(hint)
+        return hint is not None
+
     async def _submit(self, dialog: ConnectDialog, step: Awaitable[str | None]) -> str | None:
         """Run a dialog's step: the dialog closes on success, else shows the error."""
         dialog.set_busy(True)
@@ -579,7 +586,9 @@ class AccountsPage(QtWidgets.QWidget):
             dialog.show_error(error)
         return error
 
-    def _open(self, dialog: ConnectDialog, submit: Callable[[Any], Awaitable[Any]]) -> None:
+    def _open(
+        self, dialog: ConnectDialog, submit: Callable[[Any], Coroutine[Any, Any, Any]]
+    ) -> None:
         """Show ``dialog``; its OK runs ``submit(dialog)`` as a task, Cancel cancels it."""
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
 
@@ -613,6 +622,8 @@ class AccountsPage(QtWidgets.QWidget):
         return GoogleDialog(client_file, self)
 
     def open_google_dialog(self, client_file: str | None = None) -> None:
+        if self._lacks_extra("gmail"):
+            return
         self._open(self.google_dialog(client_file), self.submit_google)
 
     # -- IMAP ---------------------------------------------------------------------------------
@@ -691,6 +702,8 @@ class AccountsPage(QtWidgets.QWidget):
 
     @Slot()
     def confirm_whatsapp_live(self) -> None:
+        if self._lacks_extra("whatsapp-live"):
+            return
         box = self.whatsapp_warning()
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
 
@@ -728,8 +741,9 @@ class AccountsPage(QtWidgets.QWidget):
             f"{k}:{config.account}" for k in GOOGLE_KINDS if self._config(f"{k}:{config.account}")
         ]
 
-    async def disconnect(self, key: str) -> str | None:
+    async def disconnect_account(self, key: str) -> str | None:
         """Stop reading the account and forget it and its secrets (read events stay)."""
+        error: str | None
         try:
             for k in self.disconnect_keys(key):
                 await self.engine.remove_account(k)
@@ -769,7 +783,7 @@ class AccountsPage(QtWidgets.QWidget):
             return
         box = self.disconnect_question(key)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.accepted.connect(lambda: self._run(self.disconnect(key), "accounts:disconnect"))
+        box.accepted.connect(lambda: self._run(self.disconnect_account(key), "accounts:disconnect"))
         box.open()
 
     @Slot()

@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 import engine.accounts.secrets as secrets
 from engine.errors import TicError
+from engine.sources import extras
 from engine.sources.base import NeedsSignIn, Source, SourceError
 from engine.store.models import SourceStatus
 from engine.workspace import Workspace
@@ -28,6 +29,7 @@ LABELS = {
     "whatsapp-export": "WhatsApp exports",
     "whatsapp-live": "WhatsApp (live)",
 }
+EXTRA: dict[Kind, extras.Extra] = {"gmail": "google", "gcal": "google", "whatsapp-live": "whatsapp"}
 
 
 class AccountConfig(BaseModel):
@@ -50,10 +52,21 @@ class AccountState:
     last_error: str | None
 
 
+def missing_extra(kind: Kind) -> str | None:
+    """One line naming the pip extra an account of ``kind`` needs, if it is not installed."""
+    extra = EXTRA.get(kind)
+    return None if extra is None else extras.missing(extra)
+
+
 def build_source(
-    config: AccountConfig, workspace: Workspace, on_qr: Callable[[str], None] | None = None
+    config: AccountConfig,
+    workspace: Workspace,
+    on_qr: Callable[[bytes | str], object] | None = None,
 ) -> Source:
     """The source for one account (raises SourceError with a clear reason)."""
+    hint = missing_extra(config.kind)
+    if hint is not None:
+        raise SourceError(hint)
     opts = config.options
     if config.kind == "gmail":
         from engine.sources.google.gmail import GmailSource
@@ -166,7 +179,7 @@ def forget_secrets(config: AccountConfig) -> None:
     """Disconnecting removes the account's secrets from the keyring."""
     try:
         if config.kind in ("gmail", "gcal"):
-            from engine.sources.google.auth import secret_name as google_secret
+            from engine.sources.google import secret_name as google_secret
 
             secrets.delete_secret(google_secret(config.account))
         elif config.kind == "imap":

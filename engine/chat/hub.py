@@ -122,7 +122,7 @@ class ChatHub:
         stuck = Notification.select().where(
             (Notification.state == "pending") & Notification.message_id.is_null(False)
         )
-        for message_id in {n.message_id for n in stuck}:
+        for message_id in {n.message_id for n in stuck if n.message_id is not None}:
             self._rollback_from(message_id)
 
     def _rollback_from(self, message_id: int) -> None:

@@ -118,6 +118,7 @@ class JobScheduler:
 
     async def _fire(self, job: Job, now: datetime) -> None:
         scheduled = job.next_run_at
+        assert scheduled is not None  # due jobs were selected by their time
         summary = f"Reminder: {job.text}"
         if job.kind == "task" and self._run_task is not None:
             try:

@@ -6,9 +6,20 @@ import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypedDict
 
-Message = dict[str, str]
+Role = Literal["system", "user", "assistant"]
+JsonSchema = dict[str, Any]
+"""A JSON schema (a JSON object: its values are arbitrary JSON)."""
+
+
+class Message(TypedDict):
+    """One chat message, as every backend takes it."""
+
+    role: Role
+    content: str
+
+
 TokenCallback = Callable[[str], None]
 
 
@@ -25,7 +36,11 @@ def threadsafe(on_token: TokenCallback | None) -> TokenCallback | None:
     if on_token is None:
         return None
     loop = asyncio.get_running_loop()
-    return lambda piece: loop.call_soon_threadsafe(on_token, piece)
+
+    def emit(piece: str) -> None:
+        loop.call_soon_threadsafe(on_token, piece)
+
+    return emit
 
 
 class LanguageModel(ABC):
@@ -42,7 +57,7 @@ class LanguageModel(ABC):
         self,
         messages: list[Message],
         *,
-        schema: dict[str, Any] | None = None,
+        schema: JsonSchema | None = None,
         max_tokens: int = 512,
         temperature: float = 0.0,
         on_token: TokenCallback | None = None,

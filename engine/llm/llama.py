@@ -8,13 +8,29 @@ import asyncio
 import logging
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from engine.errors import ModelError
-from engine.llm.base import Completion, LanguageModel, Message, TokenCallback, threadsafe
+from engine.llm.base import (
+    Completion,
+    JsonSchema,
+    LanguageModel,
+    Message,
+    TokenCallback,
+    threadsafe,
+)
 from engine.llm.guard import check_allowed
+
+if TYPE_CHECKING:
+    from llama_cpp import Llama
+    from llama_cpp.llama_types import (
+        ChatCompletionRequestMessage,
+        ChatCompletionRequestResponseFormat,
+        CreateChatCompletionStreamResponse,
+    )
 
 log = logging.getLogger(__name__)
 
@@ -54,13 +70,13 @@ class LlamaCppModel(LanguageModel):
         # Small models loop on greedy decoding ("ask for help, ask for help, ...").
         self.repeat_penalty = repeat_penalty
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama")
-        self._llama: Any = None
+        self._llama: Llama | None = None
         self._load_lock = asyncio.Lock()
         self._cancel = threading.Event()
 
-    def _load_sync(self) -> None:
+    def _load_sync(self) -> Llama:
         if self._llama is not None:
-            return
+            return self._llama
         try:
             from llama_cpp import Llama
         except ImportError as exc:
@@ -74,6 +90,7 @@ class LlamaCppModel(LanguageModel):
             )
         except (ValueError, RuntimeError, OSError) as exc:
             raise ModelError(f"cannot load model {self.path.name}: {exc}") from None
+        return self._llama
 
     async def load(self) -> None:
         check_allowed(f"load {self.path.name}")
@@ -83,35 +100,38 @@ class LlamaCppModel(LanguageModel):
     def _generate_sync(
         self,
         messages: list[Message],
-        schema: dict[str, Any] | None,
+        schema: JsonSchema | None,
         max_tokens: int,
         temperature: float,
         emit: TokenCallback | None,
     ) -> Completion:
-        self._load_sync()
-        kwargs: dict[str, Any] = {
-            "messages": messages,
-            "max_tokens": max_tokens,
-            "temperature": temperature,
-            "repeat_penalty": self.repeat_penalty,
-            "stream": True,
-        }
+        llama = self._load_sync()
+        response_format: ChatCompletionRequestResponseFormat | None = None
         if schema is not None:
-            kwargs["response_format"] = {"type": "json_object", "schema": schema}
+            response_format = {"type": "json_object", "schema": schema}
         started = time.monotonic()
         pieces: list[str] = []
         try:
-            for chunk in self._llama.create_chat_completion(**kwargs):
+            chunks = llama.create_chat_completion(
+                # Our messages are a subset of llama.cpp's message types.
+                messages=cast("list[ChatCompletionRequestMessage]", messages),
+                max_tokens=max_tokens,
+                temperature=temperature,
+                repeat_penalty=self.repeat_penalty,
+                response_format=response_format,
+                stream=True,
+            )
+            for chunk in cast("Iterator[CreateChatCompletionStreamResponse]", chunks):
                 if self._cancel.is_set():
                     break
-                delta = chunk["choices"][0].get("delta", {}).get("content")
-                if delta:
+                delta = chunk["choices"][0]["delta"].get("content")
+                if isinstance(delta, str) and delta:
                     pieces.append(delta)
                     if emit is not None:
                         emit(delta)
         except ValueError as exc:
             raise ModelError(f"model {self.path.name} failed: {exc}") from None
-        n_total = int(getattr(self._llama, "n_tokens", 0))
+        n_total = llama.n_tokens
         completion_tokens = len(pieces)
         return Completion(
             text="".join(pieces),
@@ -124,7 +144,7 @@ class LlamaCppModel(LanguageModel):
         self,
         messages: list[Message],
         *,
-        schema: dict[str, Any] | None = None,
+        schema: JsonSchema | None = None,
         max_tokens: int = 512,
         temperature: float = 0.0,
         on_token: TokenCallback | None = None,

@@ -13,7 +13,14 @@ import urllib.request
 from typing import Any
 
 from engine.errors import ModelError
-from engine.llm.base import Completion, LanguageModel, Message, TokenCallback, threadsafe
+from engine.llm.base import (
+    Completion,
+    JsonSchema,
+    LanguageModel,
+    Message,
+    TokenCallback,
+    threadsafe,
+)
 from engine.llm.guard import check_allowed
 
 
@@ -89,7 +96,7 @@ class OpenAICompatModel(LanguageModel):
         self,
         messages: list[Message],
         *,
-        schema: dict[str, Any] | None = None,
+        schema: JsonSchema | None = None,
         max_tokens: int = 512,
         temperature: float = 0.0,
         on_token: TokenCallback | None = None,

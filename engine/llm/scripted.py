@@ -8,13 +8,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypedDict
 
 import jsonschema
 
-from engine.llm.base import Completion, LanguageModel, Message, TokenCallback
+from engine.llm.base import Completion, JsonSchema, LanguageModel, Message, TokenCallback
 
-ScriptEntry = str | dict[str, Any] | Callable[[list[Message], dict[str, Any] | None], Any]
+Reply = str | dict[str, Any]
+"""Reply text, or a JSON object that is sent as its text."""
+ScriptEntry = Reply | Callable[[list[Message], JsonSchema | None], Reply]
+
+
+class ScriptedCall(TypedDict):
+    """What one ``complete`` call was given (a copy of its messages)."""
+
+    messages: list[Message]
+    schema: JsonSchema | None
 
 
 class ScriptExhausted(AssertionError):
@@ -27,7 +36,7 @@ class ScriptedModel(LanguageModel):
     def __init__(self, script: Iterable[ScriptEntry] = (), *, default: ScriptEntry | None = None):
         self.script: list[ScriptEntry] = list(script)
         self.default = default
-        self.calls: list[dict[str, Any]] = []
+        self.calls: list[ScriptedCall] = []
         self.closed = False
 
     def add(self, *entries: ScriptEntry) -> None:
@@ -37,12 +46,12 @@ class ScriptedModel(LanguageModel):
         self,
         messages: list[Message],
         *,
-        schema: dict[str, Any] | None = None,
+        schema: JsonSchema | None = None,
         max_tokens: int = 512,
         temperature: float = 0.0,
         on_token: TokenCallback | None = None,
     ) -> Completion:
-        self.calls.append({"messages": [dict(m) for m in messages], "schema": schema})
+        self.calls.append({"messages": [m.copy() for m in messages], "schema": schema})
         if self.script:
             entry = self.script.pop(0)
         elif self.default is not None:

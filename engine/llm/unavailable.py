@@ -4,10 +4,8 @@ wording and are never dropped) until the user picks a working model."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from engine.errors import ModelError
-from engine.llm.base import Completion, LanguageModel, Message, TokenCallback
+from engine.llm.base import Completion, JsonSchema, LanguageModel, Message, TokenCallback
 
 
 class UnavailableModel(LanguageModel):
@@ -23,7 +21,7 @@ class UnavailableModel(LanguageModel):
         self,
         messages: list[Message],
         *,
-        schema: dict[str, Any] | None = None,
+        schema: JsonSchema | None = None,
         max_tokens: int = 512,
         temperature: float = 0.0,
         on_token: TokenCallback | None = None,

@@ -47,7 +47,7 @@ def backup(db: pw.SqliteDatabase, path: Path, version: int) -> Path:
     dest = path.with_name(f"{path.name}.v{version}.{stamp}.bak")
     target = sqlite3.connect(dest)
     try:
-        db.connection().backup(target)
+        db.connection().backup(target)  # type: ignore[no-untyped-call]  # untyped in the stubs
     finally:
         target.close()
     return dest

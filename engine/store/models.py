@@ -2,16 +2,38 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import peewee as pw
 
 from engine.store.db import database
-from engine.store.fields import JsonField, UtcDateTimeField, utcnow
+from engine.store.fields import EnumField, JsonField, UtcDateTimeField, utcnow
+from engine.store.values import (
+    ChatRole,
+    EventStatus,
+    JobKind,
+    JobStatus,
+    NotificationState,
+    Recurrence,
+    RunStatus,
+    SourceState,
+    ToolCallStatus,
+    ToolResultType,
+)
 
 
 class BaseModel(pw.Model):
+    # peewee adds this very column when none is declared; declared, the type checker sees it.
+    id = pw.AutoField()
+
     class Meta:
         database = database
         legacy_table_names = False
+
+    if TYPE_CHECKING:
+        # The stubs declare ``delete`` in a way mypy will not call on a subclass.
+        @classmethod
+        def delete(cls) -> pw.ModelDelete: ...
 
 
 class SchemaVersion(BaseModel):
@@ -34,7 +56,7 @@ class EventRecord(BaseModel):
     chat_name = pw.TextField(null=True)
     calendar_start = UtcDateTimeField(null=True, index=True)
     payload = pw.TextField()
-    status = pw.TextField(default="pending", index=True)
+    status = EnumField(EventStatus, default=EventStatus.PENDING, index=True)
     attempts = pw.IntegerField(default=0)
     last_error = pw.TextField(null=True)
     ingested_at = UtcDateTimeField(default=utcnow)
@@ -62,7 +84,7 @@ class SourceStatus(BaseModel):
     key = pw.TextField(unique=True)
     kind = pw.TextField()
     account = pw.TextField()
-    state = pw.TextField(default="ok")
+    state = EnumField(SourceState, default=SourceState.OK)
     last_sync_at = UtcDateTimeField(null=True)
     last_error = pw.TextField(null=True)
     updated_at = UtcDateTimeField(default=utcnow)
@@ -81,7 +103,8 @@ class ChatSession(BaseModel):
 
 class ChatMessage(BaseModel):
     session = pw.ForeignKeyField(ChatSession, backref="messages", on_delete="CASCADE")
-    role = pw.TextField()
+    session_id: int  # peewee's accessor for the raw key
+    role = EnumField(ChatRole)
     content = pw.TextField(default="")
     is_synthetic = pw.BooleanField(default=False)
     reasoning_content = pw.TextField(null=True)
@@ -97,10 +120,11 @@ class ChatMessage(BaseModel):
 
 class ChatToolCall(BaseModel):
     message = pw.ForeignKeyField(ChatMessage, backref="tool_calls", on_delete="CASCADE")
+    message_id: int  # peewee's accessor for the raw key
     name = pw.TextField()
     arguments = JsonField(default=dict)
-    status = pw.TextField(default="pending")
-    result_type = pw.TextField(default="string")
+    status = EnumField(ToolCallStatus, default=ToolCallStatus.PENDING)
+    result_type = EnumField(ToolResultType, default=ToolResultType.STRING)
     result = pw.TextField(null=True)
     created_at = UtcDateTimeField(default=utcnow)
     finished_at = UtcDateTimeField(null=True)
@@ -126,7 +150,7 @@ class Notification(BaseModel):
     refs = JsonField(default=dict)
     reason = pw.TextField(null=True)
     rule = pw.TextField(null=True)
-    state = pw.TextField(default="pending", index=True)
+    state = EnumField(NotificationState, default=NotificationState.PENDING, index=True)
     attempts = pw.IntegerField(default=0)
     next_attempt_at = UtcDateTimeField(null=True)
     last_error = pw.TextField(null=True)
@@ -138,7 +162,7 @@ class Notification(BaseModel):
     class Meta:
         table_name = "notifications"
 
-    def as_payload(self) -> dict:
+    def as_payload(self) -> dict[str, Any]:
         """The structured notification as ``notify`` took it (what read_notification returns)."""
         return {
             "id": self.id,
@@ -154,7 +178,7 @@ class AgentRun(BaseModel):
     agent = pw.TextField()
     started_at = UtcDateTimeField(default=utcnow)
     ended_at = UtcDateTimeField(null=True)
-    status = pw.TextField(default="running")
+    status = EnumField(RunStatus, default=RunStatus.RUNNING)
     events_in = pw.IntegerField(default=0)
     notifications_out = pw.IntegerField(default=0)
     error = pw.TextField(null=True)
@@ -166,12 +190,12 @@ class AgentRun(BaseModel):
 class Job(BaseModel):
     """A scheduled job: a one-off or recurring reminder or agent task, delivered via notify."""
 
-    kind = pw.TextField(default="reminder")
+    kind = EnumField(JobKind, default=JobKind.REMINDER)
     text = pw.TextField()
     next_run_at = UtcDateTimeField(null=True, index=True)
-    recurrence = pw.TextField(default="none")
+    recurrence = EnumField(Recurrence, default=Recurrence.NONE)
     timezone = pw.TextField(default="UTC")
-    status = pw.TextField(default="active", index=True)
+    status = EnumField(JobStatus, default=JobStatus.ACTIVE, index=True)
     created_at = UtcDateTimeField(default=utcnow)
     last_run_at = UtcDateTimeField(null=True)
 

@@ -8,6 +8,7 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import asyncio
+import sys
 from collections.abc import Coroutine, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -20,7 +21,7 @@ import engine.accounts.secrets as secrets
 import engine.sources.google.auth as google_auth
 from desktop.app import DesktopApp
 from desktop.bridge import EngineBridge
-from desktop.qt import QtGui
+from desktop.qt import QtGui, QtWidgets
 from desktop.settings.accounts_page import (
     AccountsPage,
     UnofficialWarningBox,
@@ -300,7 +301,7 @@ async def test_disconnect_removes_the_account_and_its_password(
     question = page.disconnect_question(key)
     assert question.text() == f"Disconnect Email (IMAP) — {USER}@{server.host}?"
 
-    assert await page.disconnect(key) is None
+    assert await page.disconnect_account(key) is None
 
     assert engine.settings.accounts == []
     assert Settings.load(engine.workspace.settings_file).accounts == []
@@ -353,7 +354,7 @@ async def test_disconnecting_google_removes_mail_calendar_and_sign_in(memory_key
     secrets.set_secret(google_auth.secret_name("bob@gmail.com"), "{}")
     assert "Gmail and Calendar" in page.disconnect_question(gcal().key).text()
 
-    assert await page.disconnect(gcal().key) is None
+    assert await page.disconnect_account(gcal().key) is None
 
     assert engine.settings.accounts == [other]
     assert secrets.get_secret(google_auth.secret_name(ANNA)) is None
@@ -409,6 +410,23 @@ async def test_live_whatsapp_connects_only_after_the_warning_is_accepted(
     assert config.options["session_db"] == str(engine.workspace.root / "whatsapp" / "session.db")
     assert started == [config]
     assert page.rows() == [("WhatsApp (live)", "not synced yet", "Never synced")]
+
+
+@pytest.mark.parametrize(
+    ("button", "module", "hint"),
+    [
+        ("google_button", "googleapiclient", "Google accounts need: pip install -e '.[google]'"),
+        ("live_button", "neonize", "WhatsApp (live) needs: pip install -e '.[whatsapp]'"),
+    ],
+)
+async def test_a_missing_extra_is_named_instead_of_connecting(
+    engine, page, monkeypatch, button, module, hint
+):
+    monkeypatch.setitem(sys.modules, module, None)  # as if the extra were not installed
+    getattr(page, button).click()
+    assert page.message.text() == hint and not page.message.isHidden()
+    assert page.findChildren(QtWidgets.QDialog) == []
+    assert engine.settings.accounts == []
 
 
 async def test_the_pairing_qr_code_is_shown_and_updated_in_one_window(engine, page):

@@ -30,6 +30,7 @@ from requests import RequestException
 
 from engine.accounts.secrets import delete_secret, get_secret, set_secret
 from engine.sources.base import NeedsSignIn, SourceError, TransientError
+from engine.sources.google import secret_name
 
 log = logging.getLogger(__name__)
 
@@ -49,11 +50,6 @@ _TRANSIENT_STATUS = {408, 429, 500, 502, 503, 504}
 _RATE_LIMIT_REASONS = {"rateLimitExceeded", "userRateLimitExceeded", "quotaExceeded"}
 _SCOPE_REASONS = {"insufficientPermissions", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"}
 _NETWORK_ERRORS = (OSError, httplib2.HttpLib2Error, http.client.HTTPException, TransportError)
-
-
-def secret_name(account: str) -> str:
-    """The keyring entry holding the account's authorized-user JSON."""
-    return f"google:{account}"
 
 
 # sign-in -------------------------------------------------------------------------------

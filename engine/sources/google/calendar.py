@@ -215,7 +215,7 @@ class CalendarSource(Source):
             return None
         event = calendar_change(item, None, self._refs(item), tz, now)
         start = event.calendar.start if event and event.calendar else None
-        if start is None or not now < start <= now + self.reminder_lead:
+        if event is None or start is None or not now < start <= now + self.reminder_lead:
             return None
         start_utc = start.astimezone(UTC).isoformat()
         return event.model_copy(

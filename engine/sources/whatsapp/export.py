@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from engine.clock import local_zone_name, zone
@@ -565,7 +566,7 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _load_cursor(cursor: str | None) -> dict[str, list]:
+def _load_cursor(cursor: str | None) -> dict[str, list[Any]]:
     if not cursor:
         return {}
     try:
@@ -624,7 +625,7 @@ class WhatsAppExportSource(Source):
 
     def _scan(self, cursor: str | None) -> Batch:
         known = _load_cursor(cursor)
-        state: dict[str, list] = {}
+        state: dict[str, list[Any]] = {}
         events: list[Event] = []
         more = False
         now = time.time()

@@ -30,6 +30,7 @@ from typing import Any
 from engine.clock import utcnow
 from engine.events import Chat, Event, Person
 from engine.sources.base import Batch, NeedsSignIn, Source, SourceError, TransientError
+from engine.sources.extras import install_hint
 
 log = logging.getLogger(__name__)
 
@@ -83,8 +84,10 @@ def load_neonize() -> dict[str, Any]:
             from neonize import client as neonize_client
             from neonize import events as neonize_events
             from neonize.utils import ffmpeg
-    except Exception as exc:  # ImportError, or OSError loading its native library
-        raise SourceError(f"neonize is not available ({exc}); run: pip install neonize") from None
+    except ImportError:
+        raise SourceError(install_hint("whatsapp")) from None
+    except Exception as exc:  # OSError loading its native library, ...
+        raise SourceError(f"neonize cannot load: {exc}") from None
     finally:
         root.handlers[:] = handlers
         root.setLevel(level)
@@ -321,7 +324,7 @@ class WhatsAppLiveSource(Source):
         session_db: Path | str,
         *,
         accepted_unofficial_warning: bool = False,
-        on_qr: Callable[[bytes | str], None],
+        on_qr: Callable[[bytes | str], object],
         on_event: Callable[[Event], None] | None = None,
         account: str = "default",
         own_jids: Collection[str] = (),
@@ -545,7 +548,7 @@ class WhatsAppLiveSource(Source):
         if self.on_event is not None:
             self._call_soon(self.on_event, event, "on_event failed")
 
-    def _call_soon(self, hook: Callable[[Any], None], arg: Any, failure: str) -> None:
+    def _call_soon(self, hook: Callable[[Any], object], arg: Any, failure: str) -> None:
         """Run a user hook on the event loop (where UI code lives), else right here."""
 
         def call() -> None:
