@@ -1,8 +1,8 @@
 """TIC's decision pipeline: for each event, notify or not, with a reason, the rule line that
 decided it, and a neutral summary. Used by the TIC runner and by ``tic triage`` alike.
 
-Rules whose meaning is clear are compiled and applied by code (``engine.rulecompiler``,
-``engine.policy``); the model judges only rules code could not read. Its prompt puts the
+Rules whose meaning is clear are compiled and applied by code (``engine.triage.rules``,
+``engine.triage.policy``); the model judges only rules code could not read. Its prompt puts the
 stable part (TIC's AGENT.md and the injected rules) first, byte-identical for every event of
 a run, so llama.cpp evaluates it once."""
 
@@ -18,16 +18,16 @@ from typing import Any
 from engine.agent.definitions import AgentDefinition, load_agent, system_prompt
 from engine.errors import ModelError, TicError
 from engine.events import Event
-from engine.llm.base import LanguageModel
+from engine.llm.base import LanguageModel, Message
 from engine.triage.policy import PolicyDecision, decide_by_rules, heuristic
 from engine.triage.rules.compile import CompiledRule, compile_rules_text
 from engine.triage.rules.parse import NEVER
+from engine.triage.summary import describe_event, summarize
 from engine.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
 RULES_FILE = "data/notifications.md"
-TEXT_LIMIT = 400
 
 
 class RulesFileError(TicError):
@@ -68,80 +68,6 @@ def rule_choice_schema(rule_lines: list[str]) -> dict[str, Any]:
         "required": ["rule", "reason"],
         "additionalProperties": False,
     }
-
-
-def _short(text: str | None, limit: int = TEXT_LIMIT) -> str | None:
-    if text is None:
-        return None
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def describe_event(event: Event) -> dict[str, Any]:
-    """The event as TIC reads it: compact, empty fields left out, long text cut."""
-    out: dict[str, Any] = {
-        "source": event.source,
-        "type": event.event_type,
-        "time": event.time.isoformat(),
-    }
-    if event.sender:
-        out["from"] = event.sender.display()
-    if event.chat:
-        out["chat"] = {"name": event.chat.name, "group": event.chat.is_group}
-        out["mentions_me"] = event.mentions_me
-    if event.subject:
-        out["subject"] = _short(event.subject, 200)
-    if event.text:
-        out["text"] = _short(event.text)
-    if event.labels:
-        out["labels"] = event.labels
-    if event.headers:
-        out["headers"] = event.headers
-    cal = event.calendar
-    if cal:
-        c = cal.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
-        c.pop("attendees", None)
-        out["calendar"] = c
-    return out
-
-
-def _when(moment: datetime | None, tz: Any) -> str:
-    if moment is None:
-        return ""
-    local = moment.astimezone(tz)
-    return local.strftime("%a %d %b %H:%M").replace(" 0", " ")
-
-
-def summarize(event: Event) -> str:
-    """A neutral, third-person statement of who and what, built from the event's fields."""
-    who = (event.sender.name or event.sender.address) if event.sender else None
-    if event.source == "email":
-        about = f" about \u201c{_short(event.subject, 120)}\u201d" if event.subject else ""
-        return f"{who or 'Someone'} sent an email{about}."
-    if event.source == "whatsapp":
-        where = (
-            f" in the group \u201c{event.chat.name}\u201d"
-            if event.chat and event.chat.is_group and event.chat.name
-            else ""
-        )
-        said = f": \u201c{_short(event.text, 140)}\u201d." if event.text else "."
-        return f"{who or 'Someone'} wrote on WhatsApp{where}{said}"
-    if event.source == "cron":
-        return _short(event.text or event.subject, 200) or "A scheduled reminder is due."
-    title = f"\u201c{_short(event.subject, 120)}\u201d" if event.subject else "A calendar event"
-    cal = event.calendar
-    tz = event.time.tzinfo
-    start = _when(cal.start if cal else None, tz)
-    by = f" by {who}" if who else ""
-    if event.event_type == "calendar.cancelled":
-        return f"{title}{f' on {start}' if start else ''} was cancelled{by}."
-    if event.event_type == "calendar.reminder":
-        return f"{title} starts{f' at {start}' if start else ' soon'}."
-    if cal is not None and cal.previous_start and cal.previous_start != cal.start:
-        return f"{title} was moved{by} from {_when(cal.previous_start, tz)} to {start}."
-    if event.event_type == "calendar.created":
-        return f"{title} was added to the calendar{by}{f' for {start}' if start else ''}."
-    return f"{title}{f' on {start}' if start else ''} was changed{by}."
 
 
 class TriageDecider:
@@ -185,7 +111,7 @@ class TriageDecider:
         text = self.read_rules() if rules_text is None else rules_text
         compiled = compile_rules_text(text)
         unclear = [c for c in compiled if not c.understood]
-        system: dict[str, str] | None = None
+        system: Message | None = None
         decisions = []
         for event in events:
             verdict = decide_by_rules(event, now, compiled)
@@ -212,7 +138,7 @@ class TriageDecider:
 
     async def _ask_model(
         self,
-        system: dict[str, str],
+        system: Message,
         unclear: list[CompiledRule],
         event: Event,
         now: datetime,

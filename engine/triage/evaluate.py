@@ -7,13 +7,12 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from engine.errors import InputError
 from engine.events import Event, parse_event, read_jsonl
 from engine.triage.classifier import is_spam
 from engine.triage.decider import Decision, TriageDecider
-from engine.triage.rules.compile import compile_rules_text
+from engine.triage.rules.compile import CompiledRule, compile_rules_text
 from engine.triage.rules.parse import ALWAYS, NEVER
 
 
@@ -110,7 +109,7 @@ async def evaluate(cases: list[Case], rules_dir: Path, decider: TriageDecider) -
 
 
 def _score(
-    report: EvalReport, case: Case, decision: Decision, compiled: Any, now: datetime
+    report: EvalReport, case: Case, decision: Decision, compiled: list[CompiledRule], now: datetime
 ) -> None:
     report.total += 1
     if decision.notify and case.expected:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Literal
 
 from engine.events import Event
 from engine.triage.classifier import categories, is_spam
@@ -16,12 +17,17 @@ from engine.triage.rules.parse import ALWAYS, CUSTOM, NEVER
 SOON = timedelta(days=7)
 
 
+DecidedBy = Literal["never", "always", "custom", "heuristic", "model"]
+"""What decided: a rule of that section, the built-in heuristics, or the model judging a rule
+code could not read."""
+
+
 @dataclass(frozen=True)
 class PolicyDecision:
     notify: bool
     reason: str
     rule: str | None
-    by: str  # never | always | custom | heuristic
+    by: DecidedBy
 
 
 def decide_by_rules(
@@ -69,7 +75,7 @@ def _custom_reason(rule: CompiledRule, ok: bool) -> str:
 
 
 def heuristic(event: Event, now: datetime) -> PolicyDecision:
-    """TIC's built-in judgement when no rule decides (AGENT.md's heuristics, in code)."""
+    """TIC's built-in judgement when no rule decides."""
 
     def say(notify: bool, reason: str) -> PolicyDecision:
         return PolicyDecision(notify, reason, None, "heuristic")

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any, Protocol
 
 from engine.agent.tools.base import ToolContext, ToolRegistry
 from engine.bus import EventBus, TickFinished, TickStarted
@@ -19,6 +20,14 @@ from engine.store.models import AgentRun, EventRecord
 from engine.triage.decider import RulesFileError, TriageDecider
 
 log = logging.getLogger(__name__)
+
+
+class Notify(Protocol):
+    """Where the runner hands each notification (``ChatHub.notify``), with why TIC chose it."""
+
+    def __call__(
+        self, payload: dict[str, Any], *, reason: str | None = ..., rule: str | None = ...
+    ) -> Awaitable[object]: ...
 
 
 @dataclass(frozen=True)
@@ -62,7 +71,9 @@ def ingest(events: list[Event]) -> int:
 
 def recover_events() -> int:
     """Events left 'processing' by a crash go back to pending (their attempt counted)."""
-    return EventRecord.update(status="pending").where(EventRecord.status == "processing").execute()
+    query = EventRecord.update(status="pending").where(EventRecord.status == "processing")
+    recovered: int = query.execute()
+    return recovered
 
 
 class TicRunner:
@@ -70,7 +81,7 @@ class TicRunner:
         self,
         decider: TriageDecider,
         registry: ToolRegistry,
-        notify: Callable[..., object],
+        notify: Notify,
         bus: EventBus,
         *,
         batch_size: int = 50,
@@ -211,8 +222,10 @@ class TicRunner:
             good.append(record)
         return good
 
-    def _notifier(self, reason: str, rule: str | None) -> Callable[..., object]:
-        async def send(payload: dict) -> object:
+    def _notifier(
+        self, reason: str, rule: str | None
+    ) -> Callable[[dict[str, Any]], Awaitable[object]]:
+        async def send(payload: dict[str, Any]) -> object:
             return await self.notify(payload, reason=reason, rule=rule)
 
         return send

@@ -7,247 +7,35 @@ topics, calendar conditions (added today, starts within, recurring, cancelled, m
 person vs video) and time windows (hours, weekdays, weekends). "Only ... if ...", "... unless
 ...", "nothing except ..." rules become a scope and a condition. A rule whose words yield no
 condition is left to the model (``understood`` False).
+
+Each clause is read by ``extract.parse_fragment`` (one small extractor per aspect) into a
+``match.Match``; this module splits a rule into its clauses and time window.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
-from datetime import datetime, time, timedelta
+from dataclasses import dataclass, field, replace
+from datetime import datetime, time
 from functools import lru_cache
+from typing import Literal
 
 from engine.events import Event
-from engine.triage.classifier import (
-    address_parts,
-    categories,
-    fold,
-    is_in_person,
-    is_video_call,
-    words,
-)
-from engine.triage.rules.parse import ALWAYS, CUSTOM, NEVER, Rule, parse_rules
-from engine.triage.rules.vocab import (
-    CATEGORY_WORDS,
-    DAY_NAMES,
-    MONTHS,
-    NUMBER_WORDS,
-    ROLE_WORDS,
-    SOURCE_WORDS,
-    STOP,
-)
+from engine.triage.rules.extract import QUOTED, parse_fragment
+from engine.triage.rules.match import Match, Window
+from engine.triage.rules.parse import ALWAYS, CUSTOM, NEVER, Rule, Section, parse_rules
+from engine.triage.rules.vocab import DAY_NAMES
 
-QUOTED = re.compile(r"[\"“”„«»]([^\"“”„«»]{1,80})[\"“”„«»]|(?<![\w])'([^']{1,80})'(?![\w])")
-EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-DOMAIN = re.compile(r"(?<![\w.@-])@?((?:[a-z0-9][a-z0-9-]*\.)+[a-z]{2,})(?![\w-])", re.I)
-PARENS = re.compile(r"\(([^()]*)\)")
 CLOCK = r"(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?"
 WINDOW = re.compile(rf"\b(?:between|from)\s+{CLOCK}\s*(?:and|to|until|till|-|–)\s*{CLOCK}", re.I)
 AFTER = re.compile(rf"\bafter\s+{CLOCK}(?!\s*(?:minutes|hours|days))", re.I)
 BEFORE = re.compile(rf"\bbefore\s+{CLOCK}(?!\s*(?:minutes|hours|days))", re.I)
 NIGHT = re.compile(r"\b(at night|overnight|during the night|at nighttime)\b", re.I)
-DURATION = re.compile(
-    r"\b(?:in|within|during)\s+(?:the\s+)?(?:next\s+)?(?:less than\s+|under\s+)?"
-    r"(\d+|an?|one|two|three|four|five|six|seven|twelve)\s*"
-    r"(minutes?|mins?|hours?|hrs?|h|days?|weeks?)\b",
-    re.I,
-)
 WEEKEND = re.compile(r"\b(?:on\s+)?(?:the\s+)?weekends?\b", re.I)
 WEEKDAYS = re.compile(r"\b(?:on\s+)?(?:weekdays|work ?days|working days)\b", re.I)
 
 SECTIONS = (ALWAYS, NEVER, CUSTOM)
-_VOCAB = {
-    w
-    for vocab in (*SOURCE_WORDS.values(), *CATEGORY_WORDS.values())
-    for p in vocab
-    for w in p.split()
-}
-_NAME_TOKEN = re.compile(r"[\w'’.&-]*[A-ZÀ-Þ][\w'’.&-]*")
-_NAME_JOINERS = {
-    "&",
-    "de",
-    "del",
-    "da",
-    "das",
-    "do",
-    "dos",
-    "van",
-    "von",
-    "der",
-    "den",
-    "of",
-    "la",
-    "le",
-    "al",
-    "el",
-    "bin",
-    "ibn",
-    "y",
-}
-
-
-@dataclass(frozen=True)
-class Window:
-    """A time-of-day window (may wrap midnight) on some days of the week (0 = Monday)."""
-
-    start: time = time(0, 0)
-    end: time = time(0, 0)
-    days: frozenset[int] = frozenset(range(7))
-
-    def contains(self, moment: datetime) -> bool:
-        t = moment.time().replace(second=0, microsecond=0)
-        day = moment.weekday()
-        if self.start == self.end:
-            return day in self.days
-        if self.start < self.end:
-            return day in self.days and self.start <= t < self.end
-        if t >= self.start:
-            return day in self.days
-        return t < self.end and (day - 1) % 7 in self.days
-
-
-@dataclass(frozen=True)
-class Match:
-    """A conjunction of conditions; ``who`` entries are alternatives (any may match)."""
-
-    sources: frozenset[str] = frozenset()
-    names: tuple[str, ...] = ()  # people, organisations, chats (token match)
-    domains: tuple[str, ...] = ()
-    addresses: tuple[str, ...] = ()
-    categories: frozenset[str] = frozenset()
-    chats: tuple[str, ...] = ()  # a named WhatsApp chat or group
-    group: bool | None = None
-    mentions_me: bool | None = None
-    subject_phrases: tuple[str, ...] = ()
-    topics: tuple[str, ...] = ()
-    topic_min: int = 2
-    event_types: frozenset[str] = frozenset()
-    added_today: bool = False
-    starts_within: timedelta | None = None
-    calendar_change: bool = False  # cancelled or moved
-    recurring: bool | None = None
-    in_person: bool | None = None
-    video: bool | None = None
-    within: Window | None = None  # the tick's time is inside this window
-    anything: bool = False
-
-    @property
-    def empty(self) -> bool:
-        return self == Match()
-
-    @property
-    def says_something(self) -> bool:
-        return self.anything or not self.empty
-
-    def has_who(self) -> bool:
-        return bool(self.names or self.domains or self.addresses or self.categories or self.chats)
-
-    def matches(self, e: Event, now: datetime) -> bool:
-        if self.sources and e.source not in self.sources:
-            return False
-        if self.event_types and e.event_type not in self.event_types:
-            return False
-        if self.has_who() and not self._who(e):
-            return False
-        if self.group is not None and (
-            e.source != "whatsapp" or e.chat is None or e.chat.is_group != self.group
-        ):
-            return False
-        if self.mentions_me is not None and e.mentions_me != self.mentions_me:
-            return False
-        subject = fold(e.subject)
-        if any(fold(p) not in subject for p in self.subject_phrases):
-            return False
-        if self.topics and not _topic_hit(self.topics, self.topic_min, e):
-            return False
-        if self.within is not None and not self.within.contains(now.astimezone(e.time.tzinfo)):
-            return False
-        return self._calendar(e, now)
-
-    def _who(self, e: Event) -> bool:
-        sender_name = e.sender.name if e.sender else None
-        address = fold(e.sender.address if e.sender else "")
-        _, domain = address_parts(address)
-        chat_name = e.chat.name if e.chat else None
-        for name in self.names:
-            if _name_hit(name, sender_name) or _name_hit(name, chat_name) or _org_hit(name, domain):
-                return True
-        if any(chat_name and fold(chat) == fold(chat_name) for chat in self.chats):
-            return True
-        if any(address == fold(a) for a in self.addresses):
-            return True
-        domain_text = ".".join(domain)
-        if any(domain_text == d or domain_text.endswith("." + d) for d in self.domains):
-            return True
-        return bool(self.categories & categories(e))
-
-    def _calendar(self, e: Event, now: datetime) -> bool:
-        needs = (
-            self.added_today
-            or self.starts_within is not None
-            or self.calendar_change
-            or self.recurring is not None
-            or self.in_person is not None
-            or self.video is not None
-        )
-        if not needs:
-            return True
-        cal = e.calendar
-        if cal is None:
-            return False
-        local_now = now.astimezone(e.time.tzinfo)
-        if self.added_today and (
-            cal.created is None
-            or cal.created.astimezone(local_now.tzinfo).date() != local_now.date()
-        ):
-            return False
-        if self.starts_within is not None and (
-            cal.start is None or not (now <= cal.start <= now + self.starts_within)
-        ):
-            return False
-        if self.calendar_change and not (
-            e.event_type == "calendar.cancelled"
-            or (cal.status or "") == "cancelled"
-            or (cal.previous_start is not None and cal.previous_start != cal.start)
-        ):
-            return False
-        if self.recurring is not None and cal.recurring != self.recurring:
-            return False
-        if self.in_person is not None and is_in_person(e) != self.in_person:
-            return False
-        return self.video is None or is_video_call(e) == self.video
-
-
-def _name_hit(rule_name: str, value: str | None) -> bool:
-    want = set(words(rule_name)) - STOP
-    have = set(words(value))
-    return bool(want) and want <= have
-
-
-def _org_hit(rule_name: str, domain: tuple[str, ...]) -> bool:
-    """ "Herrera & Lutz" ~ herrera-lutz.es; "Acme" ~ acme.com; "Sentry" ~ getsentry.com."""
-    want = [w for w in words(rule_name) if w not in STOP]
-    if not want or not domain:
-        return False
-    labels = domain[:-1] if len(domain) > 1 else domain
-    if all(any(w == label for label in labels) for w in want):
-        return True
-    joined = "".join(want)
-    return len(joined) >= 5 and any(joined in label for label in labels)
-
-
-def _stem(word: str) -> str:
-    for suffix in ("ings", "ing", "ies", "es", "ed", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-    return word
-
-
-def _topic_hit(topics: tuple[str, ...], minimum: int, e: Event) -> bool:
-    have = {_stem(w) for w in words(f"{e.subject or ''} {e.text}")}
-    want = {_stem(t) for t in topics}
-    hits = sum(1 for w in want if w in have)
-    return hits >= min(minimum, len(want))
 
 
 def _clock(hour: str, minute: str | None, suffix: str | None) -> time:
@@ -291,258 +79,23 @@ def find_window(text: str) -> tuple[str, Window | None]:
         text = NIGHT.sub(" ", text)
     if start is None and days is None:
         return text, None
-    if start is None:
+    if start is None or end is None:
         return text, Window(days=days or frozenset(range(7)))
     if start == end:
         end = time((start.hour + 23) % 24, 59)
     return text, Window(start, end, days if days is not None else frozenset(range(7)))
 
 
-def _has(text: str, phrases: tuple[str, ...]) -> bool:
-    return any(re.search(rf"(?<![\w-]){re.escape(p)}(?![\w-])", text) for p in phrases)
-
-
-def _is_name_token(token: str) -> bool:
-    core = token.strip(".'’-")
-    low = fold(core)
-    if not core or low in STOP or low in _VOCAB or low in MONTHS:
-        return False
-    if low in DAY_NAMES or low.rstrip("s") in DAY_NAMES:
-        return False
-    return any(c.isupper() for c in core)
-
-
-def name_list(text: str) -> list[str]:
-    """Capitalised names in ``text``, split on commas, and/or, slashes: "Facebook and
-    Instagram" → two names; "Herrera & Lutz", "Colégio Santa Cruz" → one each."""
-    names: list[str] = []
-    for chunk in re.split(r",|;|:|/|\bor\b|\band\b|\bnor\b|\bplus\b|\.\s|\.\.\.|…", text):
-        tokens = re.findall(r"[\w'’.&-]+|&", chunk)
-        current: list[str] = []
-        pending: list[str] = []
-        for token in tokens:
-            if _is_name_token(token):
-                current += [*pending, token]
-                pending = []
-            elif current and fold(token) in _NAME_JOINERS:
-                pending.append(token)
-            else:
-                if current:
-                    names.append(" ".join(current))
-                current, pending = [], []
-        if current:
-            names.append(" ".join(current))
-    return [n.strip(" .") for n in names if n.strip(" .")]
-
-
-def _example_list(inner: str) -> bool:
-    return bool(
-        re.search(r",|\.\.\.|…|\betc\b|\be\.g\.|\blike\b|\bsuch as\b|\bor\b|\band\b", inner)
-    ) and bool(name_list(inner))
-
-
-def parse_fragment(raw: str) -> Match:
-    """Read one clause of a rule into a Match."""
-    text = raw.strip()
-    quoted = [q1 or q2 for q1, q2 in QUOTED.findall(text)]
-    emails = [fold(e) for e in EMAIL.findall(text)]
-    no_quotes = QUOTED.sub(" ", text)
-    no_addr = EMAIL.sub(" ", no_quotes)
-    domains = [fold(d) for d in DOMAIN.findall(no_addr)]
-    no_addr = DOMAIN.sub(" ", no_addr)
-    parens = PARENS.findall(no_addr)
-    core = PARENS.sub(" ", no_addr)
-    low = fold(core)
-    full_low = fold(text)
-
-    sources = {s for s, vocab in SOURCE_WORDS.items() if _has(low, vocab)}
-    cats = {c for c, vocab in CATEGORY_WORDS.items() if _has(low, vocab)}
-    event_types: set[str] = set()
-    if _has(low, ("reminder", "reminders")):
-        event_types.add("calendar.reminder")
-    if re.search(r"\b(invitations?|invites?|new (calendar )?events?|new meetings?)\b", low):
-        event_types.add("calendar.created")
-
-    subject_phrases: list[str] = []
-    chats: list[str] = []
-    names: list[str] = []
-    for q in quoted:
-        at = full_low.find(fold(q))
-        after, before = full_low[at + len(q) :][:40], full_low[:at][-30:]
-        if re.search(r"\b(subject|title)\b", after + " " + before):
-            subject_phrases.append(q)
-        elif re.search(r"\b(group|chat|channel)\b", after[:25] + " " + before[-12:]):
-            chats.append(q)
-        else:
-            names.append(q)
-    caps_subject = re.search(r"\bwith ([A-Z][A-Z0-9 !-]{1,40}?) in the (?:subject|title)", core)
-    if caps_subject:
-        subject_phrases.append(caps_subject.group(1).strip())
-        core = core.replace(caps_subject.group(1), " ")
-    unquoted_chat = re.search(
-        r"\bin the ([A-Z][\w'’&. -]{1,60}?)\s+(?:whatsapp\s+)?(?:group|chat)\b", core, re.I
-    )
-    if unquoted_chat and any(c.isupper() for c in unquoted_chat.group(1)):
-        chats.append(unquoted_chat.group(1).strip())
-        core = core.replace(unquoted_chat.group(1), " ")
-
-    about = re.search(
-        r"\b(?:about|regarding|concerning|related to|on the topic of)\s+(.+?)"
-        r"(?=$|[.;:!?]|\bonly\b|\bif\b|\bwhen\b|\bunless\b|\bfrom\b|\bnot\b|,\s*"
-        r"(?:always|never|tell|notify|whoever|even))",
-        core,
-        re.I,
-    )
-    topics: list[str] = []
-    topic_min = 2
-    about_text = about.group(1) if about else ""
-    about_names = name_list(about_text)
-    if (
-        about
-        and about_names
-        and not [
-            w
-            for w in words(about_text)
-            if w not in STOP and w not in ROLE_WORDS and not any(w in words(n) for n in about_names)
-        ]
-    ):
-        names += about_names  # "about Mãe, Pai or the school": a list of people
-    elif about:
-        topics = [w for w in words(about_text) if w not in STOP and w not in _VOCAB and len(w) > 2]
-        core = core.replace(about_text, " ")
-    head = re.match(r"^\s*(?:the\s+|any\s+|all\s+)?([a-z][a-z ]{2,40}?)\s+from\b", core, re.I)
-    if head and not topics:
-        head_words = [
-            w
-            for w in words(head.group(1))
-            if w not in STOP and w not in _VOCAB and w not in ROLE_WORDS and len(w) > 2
-        ]
-        if head_words:
-            topics, topic_min = head_words, 1
-    if not topics and re.search(
-        r"\b(reminders?|meetings?|events?|invitations?|invites?)\s+"
-        r"(?:for|about|of|called|titled)\b",
-        low,
-    ):
-        tail = re.split(r"\b(?:for|about|of|called|titled)\b", low, maxsplit=1)[1]
-        topics = [
-            w
-            for w in words(tail)
-            if w not in STOP and w not in _VOCAB and w not in ROLE_WORDS and len(w) > 2
-        ]
-    names += [
-        n
-        for n in name_list(core)
-        if fold(n) not in {fold(p) for p in subject_phrases}
-        and not any(fold(n) in fold(about_text) for _ in [0] if topics)
-    ]
-    for inner in parens:
-        if _example_list(inner) and (cats or not (names or chats or domains or emails)):
-            names += name_list(inner)
-        saved = re.search(r"saved as\s+(\S+)", inner, re.I)
-        if saved and not quoted:
-            names.append(saved.group(1).strip(".,'\""))
-    if cats & {"automated"} and re.search(r"\bbots?\b", low):
-        names = [n for n in names if not re.search(r"bot\b", fold(n))]
-
-    group: bool | None = None
-    if re.search(r"\bgroups?\b|\bgroup (chats?|messages?)\b", low) and not chats:
-        group = True
-    if re.search(r"\b(direct|private|one[- ]on[- ]one|1:1) (messages?|chats?)\b", low):
-        group = False
-    if chats:
-        sources.add("whatsapp")
-    mentions = (
-        True
-        if re.search(
-            r"(\bmentions? me\b|\bmentioned\b|@[- ]?mention|\btags? me\b|\btagged\b|@me\b)", low
-        )
-        else None
-    )
-    duration = DURATION.search(core)
-    starts_within = None
-    if duration and re.search(
-        r"\b(start|starts|starting|begin|begins|happen|happens|in|within)\b", low
-    ):
-        n_raw, unit = duration.group(1).lower(), duration.group(2).lower()
-        n = NUMBER_WORDS.get(n_raw) or int(n_raw)
-        unit_delta = (
-            timedelta(minutes=1)
-            if unit.startswith("m")
-            else timedelta(hours=1)
-            if unit.startswith("h")
-            else timedelta(weeks=1)
-            if unit.startswith("w")
-            else timedelta(days=1)
-        )
-        starts_within = n * unit_delta
-        sources.add("calendar")
-    added_today = bool(re.search(r"\b(added|created|scheduled|booked|new) today\b", low))
-    change = bool(
-        re.search(
-            r"\b(cancel+ed|cancel+ations?|rescheduled|moved|postponed|"
-            r"time changes?)\b",
-            low,
-        )
-    )
-    if re.search(r"\b(cancel+ed|cancel+ations?)\b", low) and not re.search(
-        r"\b(rescheduled|moved|postponed|changed)\b", low
-    ):
-        event_types.add("calendar.cancelled")
-    recurring = (
-        True
-        if re.search(r"\b(recurring|repeating|daily|weekly|regular)\b", low)
-        and ("calendar" in sources)
-        else None
-    )
-    in_person = (
-        True
-        if re.search(
-            r"\b(in[- ]person|physical(ly)?|on[- ]site|face[- ]to[- ]face|"
-            r"real location|a location)\b",
-            low,
-        )
-        else None
-    )
-    video = True if re.search(r"\b(video|zoom|google meet|teams|online|virtual)\b", low) else None
-    if in_person:
-        video = None
-    if in_person or video:
-        sources.add("calendar")
-    if added_today or change or recurring:
-        sources.add("calendar")
-    anything = bool(re.search(r"\b(anything|everything|all (messages|notifications))\b", low))
-    if group is not None or mentions is not None:
-        sources.discard("email")
-        sources.add("whatsapp")
-    return Match(
-        sources=frozenset(sources),
-        names=tuple(dict.fromkeys(n for n in names if n)),
-        domains=tuple(dict.fromkeys(domains)),
-        addresses=tuple(dict.fromkeys(emails)),
-        categories=frozenset(cats),
-        chats=tuple(chats),
-        group=group,
-        mentions_me=mentions,
-        subject_phrases=tuple(subject_phrases),
-        topics=tuple(dict.fromkeys(topics)),
-        topic_min=topic_min,
-        event_types=frozenset(event_types),
-        added_today=added_today,
-        starts_within=starts_within,
-        calendar_change=change,
-        recurring=recurring,
-        in_person=in_person,
-        video=video,
-        anything=anything,
-    )
+Action = Literal["notify", "drop", "only"]
+"""What a rule does to an event in its scope: notify, drop, or "only" (notify iff its
+condition holds and nothing it excludes does)."""
 
 
 @dataclass(frozen=True)
 class CompiledRule:
     rule: Rule
     scope: Match
-    action: str  # "notify" | "drop" | "only" (notify iff condition, within scope)
+    action: Action
     condition: Match = field(default_factory=Match)
     negated: Match = field(default_factory=Match)
     window: Window | None = None
@@ -651,7 +204,7 @@ def compile_rule(rule: Rule) -> CompiledRule:
     if section in (NEVER, ALWAYS):
         rest, window = find_window(text)
         scope = parse_fragment(_drop_verbs(rest))
-        action = "drop" if section == NEVER else "notify"
+        action: Action = "drop" if section == NEVER else "notify"
         return CompiledRule(rule, scope, action, window=window, understood=scope.says_something)
     split = _split_restrictive(text)
     if split is None:
@@ -665,7 +218,7 @@ def compile_rule(rule: Rule) -> CompiledRule:
     scope = parse_fragment(_drop_verbs(re.sub(_NEGATIVE, " ", scope_text)))
     condition, negated = _condition(_drop_verbs(cond_text))
     if cond_window is not None:
-        condition = Match(**{**condition.__dict__, "within": cond_window})
+        condition = replace(condition, within=cond_window)
     if exclusion:
         condition, negated = Match(), condition
     if not scope.says_something:
@@ -675,7 +228,7 @@ def compile_rule(rule: Rule) -> CompiledRule:
 
 
 @lru_cache(maxsize=512)
-def _compile_cached(section: str, text: str, line: int) -> CompiledRule:
+def _compile_cached(section: Section, text: str, line: int) -> CompiledRule:
     return compile_rule(Rule(section, text, line))
 
 

@@ -6,31 +6,35 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.fsutil import atomic_write
-from engine.triage.rules.parse import ALWAYS, CUSTOM, NEVER, classify_heading, parse_rules
+from engine.triage.rules.parse import ALWAYS, CUSTOM, NEVER, Section, classify_heading, parse_rules
 
-SECTION_TITLES = {ALWAYS: "Always notify", NEVER: "Never notify", CUSTOM: "Custom rules"}
+SECTION_TITLES: dict[Section, str] = {
+    ALWAYS: "Always notify",
+    NEVER: "Never notify",
+    CUSTOM: "Custom rules",
+}
 TEMPLATE = "# Notification preferences\n\n## Always notify\n\n## Never notify\n\n## Custom rules\n"
 
 
 def add_rule(path: Path, section: str, rule: str) -> bool:
-    """Add ``- rule`` at the end of ``section``; False when an identical rule is there."""
+    """Add ``- rule`` at the end of ``section`` ("always", "never" or "custom"); False when
+    an identical rule is there."""
     rule = " ".join(rule.split()).lstrip("-*• ").strip()
     if not rule:
         raise ValueError("the rule is empty")
-    if section not in SECTION_TITLES:
-        raise ValueError(f"section must be one of {', '.join(SECTION_TITLES)}")
+    chosen = _section(section)
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     if not text.strip():
         text = TEMPLATE
     existing = parse_rules(text)
-    if any(r.section == section and r.text.lower() == rule.lower() for r in existing.rules):
+    if any(r.section == chosen and r.text.lower() == rule.lower() for r in existing.rules):
         return False
     lines = text.splitlines()
-    start = _section_start(lines, section)
+    start = _section_start(lines, chosen)
     if start is None:
         if lines and lines[-1].strip():
             lines.append("")
-        lines += [f"## {SECTION_TITLES[section]}", f"- {rule}"]
+        lines += [f"## {SECTION_TITLES[chosen]}", f"- {rule}"]
     else:
         end = start + 1
         while end < len(lines) and not lines[end].lstrip().startswith("#"):
@@ -45,7 +49,14 @@ def add_rule(path: Path, section: str, rule: str) -> bool:
     return True
 
 
-def _section_start(lines: list[str], section: str) -> int | None:
+def _section(name: str) -> Section:
+    for section in SECTION_TITLES:
+        if section == name:
+            return section
+    raise ValueError(f"section must be one of {', '.join(SECTION_TITLES)}")
+
+
+def _section_start(lines: list[str], section: Section) -> int | None:
     for i, line in enumerate(lines):
         title = line.strip().lstrip("#").strip()
         if line.strip().startswith("#") and title and classify_heading(title) == section:

@@ -5,8 +5,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Final, Literal
 
-ALWAYS, NEVER, CUSTOM = "always", "never", "custom"
+Section = Literal["always", "never", "custom"]
+"""Which heading a rule line is under: Always notify, Never notify, or any other (custom)."""
+
+ALWAYS: Final = "always"
+NEVER: Final = "never"
+CUSTOM: Final = "custom"
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s*(.+?)\s*#*\s*$")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(.*\S)\s*$")
@@ -14,7 +20,7 @@ _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(.*\S)\s*$")
 
 @dataclass(frozen=True)
 class Rule:
-    section: str
+    section: Section
     text: str
     line_number: int
 
@@ -23,7 +29,7 @@ class Rule:
 class RuleSet:
     rules: list[Rule] = field(default_factory=list)
 
-    def section(self, name: str) -> list[Rule]:
+    def section(self, name: Section) -> list[Rule]:
         return [r for r in self.rules if r.section == name]
 
     @property
@@ -31,7 +37,7 @@ class RuleSet:
         return not self.rules
 
 
-def classify_heading(title: str) -> str | None:
+def classify_heading(title: str) -> Section | None:
     """Which section a heading opens; None for the document title."""
     low = re.sub(r"[^a-z ]", " ", title.lower())
     low = " ".join(low.split())
@@ -49,7 +55,7 @@ def classify_heading(title: str) -> str | None:
 
 def parse_rules(text: str) -> RuleSet:
     rules: list[Rule] = []
-    section: str | None = None
+    section: Section | None = None
     for number, line in enumerate(text.splitlines(), start=1):
         heading = _HEADING.match(line)
         if heading:
