@@ -76,6 +76,15 @@ class TickFinished:
     failed: int = 0  # events given up on (attempts exhausted, corrupt): kept, never silent
 
 
+@dataclass(frozen=True)
+class UnexpectedError:
+    """Something failed that is not an expected :class:`~engine.errors.TicError`: a bug. It is
+    logged with its traceback; the engine counts these."""
+
+    where: str
+    error: str
+
+
 Subscriber = Callable[[Any], None]
 
 

@@ -149,7 +149,7 @@ def run_desktop(args: argparse.Namespace) -> int:
 
 def cmd_ingest(workspace: Workspace, file: Path) -> int:
     from engine.store.db import close_database, open_database
-    from engine.triage.runner import ingest
+    from engine.store.inbox import ingest
 
     events = read_events(file)
     answer = ipc.request(
@@ -341,8 +341,8 @@ async def cmd_triage(args: argparse.Namespace) -> int:
 
 async def cmd_eval(args: argparse.Namespace) -> int:
     from engine.engine import load_model
-    from engine.triage.evaluate import evaluate, read_cases
     from engine.triage.decider import TriageDecider
+    from engine.triage.evaluate import evaluate, read_cases
 
     cases = read_cases(args.cases)
     rules_dir = args.rules_dir or args.cases.parent

@@ -11,7 +11,9 @@ from pathlib import Path
 
 from engine.accounts.registry import AccountConfig, build_source, forget_secrets
 from engine.agent.definitions import load_agent
-from engine.bus import EventBus
+from engine.agent.loop import AgentLoop, MemoryTranscript
+from engine.agent.tools.builtin import build_registry
+from engine.bus import EventBus, UnexpectedError
 from engine.chat.hub import ChatHub
 from engine.clock import utcnow
 from engine.errors import ModelError, TicError
@@ -21,13 +23,12 @@ from engine.llm.llama import LlamaCppModel
 from engine.llm.openai_compat import OpenAICompatModel, is_server_url
 from engine.llm.select import resolve_model_path
 from engine.llm.unavailable import UnavailableModel
-from engine.agent.loop import AgentLoop, MemoryTranscript
 from engine.settings import Settings
 from engine.sources.sync import SourceRunner
 from engine.store.db import close_database, open_database
-from engine.triage.runner import TicRunner, recover_events
-from engine.agent.tools.builtin import build_registry
+from engine.store.inbox import recover_events
 from engine.triage.decider import TriageDecider
+from engine.triage.runner import TicRunner
 from engine.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -66,7 +67,11 @@ class Engine:
 
     def __post_init__(self) -> None:
         self.db = open_database(self.workspace.db_path)
-        self.jobs = JobScheduler(self._notify_from_job, self._run_task, clock=self.clock)
+        self.unexpected_errors = 0  # bugs (not TicErrors) caught in the background, logged
+        self.bus.subscribe(self._count_unexpected)
+        self.jobs = JobScheduler(
+            self._notify_from_job, self._run_task, clock=self.clock, bus=self.bus
+        )
         self.registry = build_registry(self.jobs)
         self.loop = AgentLoop(
             self.model,
@@ -86,9 +91,13 @@ class Engine:
             max_attempts=self.settings.max_event_attempts,
             clock=self.clock,
         )
-        self.sources = SourceRunner()
+        self.sources = SourceRunner(bus=self.bus)
         self.on_whatsapp_qr: Callable[[str], None] | None = None
         self._started = False
+
+    def _count_unexpected(self, message: object) -> None:
+        if isinstance(message, UnexpectedError):
+            self.unexpected_errors += 1
 
     def start_sources(self) -> None:
         for config in self.settings.accounts:

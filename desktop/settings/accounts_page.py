@@ -16,15 +16,16 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from desktop.widgets.dialogs import FittedDialog
-from desktop.widgets.qr import qr_presenter
+import engine.accounts.registry as accounts
 from desktop.qt import Qt, QtCore, QtGui, QtWidgets, Signal, Slot
 from desktop.settings.dialog import ERROR_COLOR, _Form, _hint, _message_label, _show_message
-import engine.accounts.registry as accounts
+from desktop.widgets.dialogs import FittedDialog
+from desktop.widgets.qr import qr_presenter
 from engine.accounts.registry import LABELS, AccountConfig, AccountState
 from engine.engine import Engine
 from engine.errors import TicError
 from engine.sources.whatsapp.live import UNOFFICIAL_WARNING, session_db_path
+from engine.tasks import first_line, one_line
 
 Spawn = Callable[[Coroutine[Any, Any, Any], str], asyncio.Task[Any]]
 
@@ -54,11 +55,6 @@ IMAP_SECURITY = (("SSL/TLS", 993), ("STARTTLS", 143), ("None (unencrypted)", 143
 
 
 # --- words for the rows --------------------------------------------------------------------
-
-
-def one_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def account_title(config: AccountConfig) -> str:
@@ -97,7 +93,7 @@ def detail_text(state: AccountState, now: datetime) -> str:
     """The second line of a row: when it last synced, and the last error if any."""
     parts = [synced_text(state.last_sync_at, now)]
     if state.last_error and state.state != "ok":
-        parts.append(state.last_error.splitlines()[0])
+        parts.append(first_line(state.last_error))
     return " · ".join(parts)
 
 

@@ -17,12 +17,19 @@ from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 from functools import lru_cache
 
-from engine.triage.classifier import address_parts, categories, fold, is_in_person, is_video_call, words
+from engine.clock import CLOCK, DAY_NAMES, in_window, rule_clock_time
 from engine.events import Event
-from engine.triage.rules.parse import ALWAYS, CUSTOM, NEVER, Rule, parse_rules
+from engine.triage.classifier import (
+    address_parts,
+    categories,
+    fold,
+    is_in_person,
+    is_video_call,
+    words,
+)
+from engine.triage.rules.parse import ALWAYS, NEVER, Rule, parse_rules
 from engine.triage.rules.vocab import (
     CATEGORY_WORDS,
-    DAY_NAMES,
     MONTHS,
     NUMBER_WORDS,
     ROLE_WORDS,
@@ -34,7 +41,6 @@ QUOTED = re.compile(r"[\"“”„«»]([^\"“”„«»]{1,80})[\"“”„«�
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 DOMAIN = re.compile(r"(?<![\w.@-])@?((?:[a-z0-9][a-z0-9-]*\.)+[a-z]{2,})(?![\w-])", re.I)
 PARENS = re.compile(r"\(([^()]*)\)")
-CLOCK = r"(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?"
 WINDOW = re.compile(rf"\b(?:between|from)\s+{CLOCK}\s*(?:and|to|until|till|-|–)\s*{CLOCK}", re.I)
 AFTER = re.compile(rf"\bafter\s+{CLOCK}(?!\s*(?:minutes|hours|days))", re.I)
 BEFORE = re.compile(rf"\bbefore\s+{CLOCK}(?!\s*(?:minutes|hours|days))", re.I)
@@ -48,7 +54,6 @@ DURATION = re.compile(
 WEEKEND = re.compile(r"\b(?:on\s+)?(?:the\s+)?weekends?\b", re.I)
 WEEKDAYS = re.compile(r"\b(?:on\s+)?(?:weekdays|work ?days|working days)\b", re.I)
 
-SECTIONS = (ALWAYS, NEVER, CUSTOM)
 _VOCAB = {
     w
     for vocab in (*SOURCE_WORDS.values(), *CATEGORY_WORDS.values())
@@ -92,11 +97,11 @@ class Window:
         day = moment.weekday()
         if self.start == self.end:
             return day in self.days
-        if self.start < self.end:
-            return day in self.days and self.start <= t < self.end
-        if t >= self.start:
-            return day in self.days
-        return t < self.end and (day - 1) % 7 in self.days
+        if not in_window(t, self.start, self.end):
+            return False
+        # the hours after midnight of a wrapping window belong to the day it started
+        after_midnight = self.start > self.end and t < self.end
+        return ((day - 1) % 7 if after_midnight else day) in self.days
 
 
 @dataclass(frozen=True)
@@ -243,16 +248,6 @@ def _topic_hit(topics: tuple[str, ...], minimum: int, e: Event) -> bool:
     return hits >= min(minimum, len(want))
 
 
-def _clock(hour: str, minute: str | None, suffix: str | None) -> time:
-    h, m = int(hour), int(minute or 0)
-    s = (suffix or "").replace(".", "").lower()
-    if s == "pm" and h < 12:
-        h += 12
-    if s == "am" and h == 12:
-        h = 0
-    return time(h % 24, min(m, 59))
-
-
 def find_window(text: str) -> tuple[str, Window | None]:
     """Take a time window out of ``text``: hours, night, weekends, weekdays, named days."""
     days: frozenset[int] | None = None
@@ -271,13 +266,13 @@ def find_window(text: str) -> tuple[str, Window | None]:
     start = end = None
     m = WINDOW.search(text)
     if m:
-        start, end = _clock(*m.group(1, 2, 3)), _clock(*m.group(4, 5, 6))
+        start, end = rule_clock_time(*m.group(1, 2, 3)), rule_clock_time(*m.group(4, 5, 6))
         text = text[: m.start()] + " " + text[m.end() :]
     elif (m := AFTER.search(text)) and not re.search(r"\bstart", text[: m.start()], re.I):
-        start, end = _clock(*m.group(1, 2, 3)), time(0, 0)
+        start, end = rule_clock_time(*m.group(1, 2, 3)), time(0, 0)
         text = text[: m.start()] + " " + text[m.end() :]
     elif (m := BEFORE.search(text)) and not re.search(r"\bstart", text[: m.start()], re.I):
-        start, end = time(0, 0), _clock(*m.group(1, 2, 3))
+        start, end = time(0, 0), rule_clock_time(*m.group(1, 2, 3))
         text = text[: m.start()] + " " + text[m.end() :]
     elif NIGHT.search(text):
         start, end = time(22, 0), time(7, 0)
