@@ -19,8 +19,8 @@ from pathlib import Path
 from engine.events import parse_event
 from engine.llm.llama import LlamaCppModel
 from engine.llm.select import default_model_path
-from engine.triage.rules.parse import parse_rules
 from engine.triage.decider import TriageDecider, describe_event, grammar_safe, rule_choice_schema
+from engine.triage.rules.parse import parse_rules
 from engine.workspace import Workspace
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "triage-dev"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from desktop.widgets.icons import state_icon
 from desktop.qt import QtCore, QtGui, QtWidgets, Signal
+from desktop.widgets.icons import state_icon
 
 TOOLTIPS = {
     "idle": "TIC — all quiet",

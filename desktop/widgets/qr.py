@@ -8,8 +8,8 @@ import functools
 
 import segno
 
-from desktop.widgets.dialogs import FittedDialog
 from desktop.qt import Qt, QtGui, QtWidgets
+from desktop.widgets.dialogs import FittedDialog
 
 QUIET_ZONE = 4  # modules of white around the code: scanners need it
 MODULE_PIXELS = 8

@@ -9,12 +9,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engine.triage.classifier import is_spam
 from engine.errors import InputError
 from engine.events import Event, parse_event, read_jsonl
+from engine.triage.classifier import is_spam
+from engine.triage.decider import Decision, TriageDecider
 from engine.triage.rules.compile import compile_rules_text
 from engine.triage.rules.parse import ALWAYS, NEVER
-from engine.triage.decider import Decision, TriageDecider
 
 
 @dataclass

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from engine.triage.classifier import categories, is_spam
 from engine.events import Event
+from engine.triage.classifier import categories, is_spam
 from engine.triage.rules.compile import CompiledRule
 from engine.triage.rules.parse import ALWAYS, CUSTOM, NEVER
 

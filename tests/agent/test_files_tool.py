@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from engine.errors import ToolError
 from engine.agent.tools.base import Tool, ToolContext
 from engine.agent.tools.files import EditFileTool, ReadFileTool, WriteFileTool
+from engine.errors import ToolError
 from engine.workspace import Workspace
 
 NOW = datetime(2026, 11, 10, 9, 0, tzinfo=UTC)

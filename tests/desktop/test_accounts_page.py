@@ -16,22 +16,22 @@ from typing import Any
 
 import pytest
 
+import engine.accounts.secrets as secrets
+import engine.sources.google.auth as google_auth
+from desktop.app import DesktopApp
+from desktop.qt import QtGui
 from desktop.settings.accounts_page import (
     AccountsPage,
     UnofficialWarningBox,
     sign_in_problem,
     synced_text,
 )
-from desktop.app import DesktopApp
-from desktop.widgets.qr import qr_image, qr_presenter
-from desktop.qt import QtGui
 from desktop.settings.dialog import SettingsDialog
 from desktop.tray import TrayController
-import engine.accounts.secrets as secrets
+from desktop.widgets.qr import qr_image, qr_presenter
 from engine.accounts.registry import AccountConfig, AccountState, imap_config, states
 from engine.clock import utcnow
 from engine.settings import Settings
-import engine.sources.google.auth as google_auth
 from engine.sources.base import SourceError
 from engine.sources.mail.imap import secret_name
 from engine.sources.whatsapp.live import UNOFFICIAL_WARNING

@@ -10,13 +10,13 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from engine.agent.tools.base import ToolContext
+from engine.agent.tools.jobs import CancelJobTool, ListJobsTool, ScheduleJobTool
 from engine.clock import parse_when
 from engine.errors import ToolError
 from engine.jobs.scheduler import JobScheduler, next_occurrence
 from engine.llm.scripted import ScriptedModel
 from engine.store.models import Job, Notification
-from engine.agent.tools.base import ToolContext
-from engine.agent.tools.jobs import CancelJobTool, ListJobsTool, ScheduleJobTool
 from engine.workspace import Workspace
 from tests.factories import reply
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.triage.evaluate import evaluate, read_cases
 from engine.llm.scripted import ScriptedModel
+from engine.triage.decider import TriageDecider, summarize
+from engine.triage.evaluate import evaluate, read_cases
 from engine.triage.policy import decide_by_rules
 from engine.triage.rules.compile import compile_rules
 from engine.triage.rules.parse import parse_rules
-from engine.triage.decider import TriageDecider, summarize
 from tests.cli_helpers import ROOT, SHARED
 from tests.factories import make_event
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from engine.jobs.scheduler import JobScheduler
 from engine.agent.tools.base import ToolRegistry
 from engine.agent.tools.delegate import DelegateTool
 from engine.agent.tools.files import EditFileTool, ReadFileTool, WriteFileTool
@@ -10,6 +9,7 @@ from engine.agent.tools.jobs import CancelJobTool, ListJobsTool, ScheduleJobTool
 from engine.agent.tools.lookup import SearchEventsTool, UpcomingCalendarTool
 from engine.agent.tools.notify import NotifyTool, ReadNotificationTool
 from engine.agent.tools.rules import AddNotificationRuleTool
+from engine.jobs.scheduler import JobScheduler
 
 
 def build_registry(jobs: JobScheduler | None = None) -> ToolRegistry:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.errors import ToolError
 from engine.agent.tools.base import Tool, ToolContext
+from engine.errors import ToolError
 
 
 class DelegateTool(Tool):

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from engine.agent.tools.base import MAX_STRING, Tool, ToolContext
 from engine.errors import ToolError
 from engine.fsutil import atomic_write
-from engine.agent.tools.base import MAX_STRING, Tool, ToolContext
 
 MAX_FILE_CHARS = 200_000
 _PATH = {"type": "string", "minLength": 1, "maxLength": 200}

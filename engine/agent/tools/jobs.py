@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.agent.tools.base import Tool, ToolContext
 from engine.clock import local_zone_name, parse_when, zone
 from engine.errors import ToolError
 from engine.jobs.scheduler import RECURRENCES, JobScheduler, describe
-from engine.agent.tools.base import Tool, ToolContext
 
 
 class ScheduleJobTool(Tool):

@@ -6,8 +6,8 @@ import json
 from datetime import timedelta
 from typing import Any
 
-from engine.store.models import EventRecord
 from engine.agent.tools.base import Tool, ToolContext
+from engine.store.models import EventRecord
 
 
 def event_brief(rec: EventRecord) -> dict[str, Any]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.errors import ToolError
 from engine.agent.tools.base import Tool, ToolContext
+from engine.errors import ToolError
 
 NOTIFICATION_SCHEMA: dict[str, Any] = {
     "type": "object",

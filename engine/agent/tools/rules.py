@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.agent.tools.base import Tool, ToolContext
 from engine.errors import ToolError
 from engine.triage.rules.edit import SECTION_TITLES, add_rule
-from engine.agent.tools.base import Tool, ToolContext
 
 
 class AddNotificationRuleTool(Tool):
