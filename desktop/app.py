@@ -23,6 +23,7 @@ from engine.bus import ModelFailed, ReplyFinished, TickFinished, TurnFailed, Wha
 from engine.engine import Engine
 from engine.errors import TicError
 from engine.settings import Settings
+from engine.tasks import TaskSet
 from engine.types import RequestHandler
 from engine.workspace import Workspace
 
@@ -56,7 +57,7 @@ class DesktopApp(QtCore.QObject):
         self.log_path = log_path
         self.settings = Settings.load(workspace.settings_file)
         self.quit_requested = asyncio.Event()
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks = TaskSet(logger=log, on_unexpected=self._crashed)
         self.toast_channels: list[str] = []
         self.model_error: str | None = None
         self.account_problem: str | None = None
@@ -65,19 +66,10 @@ class DesktopApp(QtCore.QObject):
     # background tasks with strong references and names ------------------------------------
 
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
-        task = asyncio.get_running_loop().create_task(coro, name=name)
-        self._tasks.add(task)
-        task.add_done_callback(self._task_done)
-        return task
+        return self._tasks.spawn(coro, name)
 
-    def _task_done(self, task: asyncio.Task[Any]) -> None:
-        self._tasks.discard(task)
-        if task.cancelled():
-            return
-        exc = task.exception()
-        if exc is not None and not isinstance(exc, TicError):
-            log.error("task %s failed", task.get_name(), exc_info=exc)
-            show_crash_dialog(exc, self.log_path)
+    def _crashed(self, exc: BaseException) -> None:
+        show_crash_dialog(exc, self.log_path, logged=True)
 
     # start ------------------------------------------------------------------------------
 
@@ -329,9 +321,7 @@ class DesktopApp(QtCore.QObject):
         """Stop taking requests, stop the schedules, let in-flight work settle, close."""
         await self.engine.stop_serving()
         self.accounts_timer.stop()
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self._tasks.stop()
         await self.engine.stop()
         self.bridge.detach()
         self.tray.icon.hide()
@@ -340,10 +330,11 @@ class DesktopApp(QtCore.QObject):
 _crash_shown = False
 
 
-def show_crash_dialog(exc: BaseException, log_path: Path) -> None:
-    """An unexpected error is logged and shown, never a silent exit."""
+def show_crash_dialog(exc: BaseException, log_path: Path, *, logged: bool = False) -> None:
+    """An unexpected error is logged (unless it was already) and shown, never a silent exit."""
     global _crash_shown
-    log.critical("unexpected error", exc_info=exc)
+    if not logged:
+        log.critical("unexpected error", exc_info=exc)
     if _crash_shown or QtWidgets.QApplication.instance() is None:
         return
     _crash_shown = True

@@ -103,6 +103,15 @@ class WhatsAppQrCode:
     payload: str | bytes
 
 
+@dataclass(frozen=True)
+class UnexpectedError:
+    """Something failed that is not an expected :class:`~engine.errors.TicError`: a bug. It is
+    logged with its traceback; the engine counts these."""
+
+    where: str
+    error: str
+
+
 Subscriber = Callable[[Any], None]
 
 

@@ -8,7 +8,11 @@ from datetime import UTC, datetime, time, timedelta, tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+DAY_NAMES = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+
+# A time of day as people write it: "5", "17:30", "5pm", "5.30 p.m.", "17h30" (hour, minute,
+# am/pm are its groups; see ``clock_time``).
+CLOCK = r"(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?"
 
 
 def utcnow() -> datetime:
@@ -39,6 +43,20 @@ def local_zone_name() -> str:
     return "UTC"
 
 
+def parse_instant(text: str | None, *, naive_zone: tzinfo | None = None) -> datetime | None:
+    """An ISO 8601 instant; None when empty or unreadable. A time without an offset is in
+    ``naive_zone``, or no instant at all when that is None."""
+    if not text:
+        return None
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if parsed.tzinfo is not None:
+        return parsed
+    return parsed.replace(tzinfo=naive_zone) if naive_zone is not None else None
+
+
 def zone(name: str | None) -> tzinfo:
     try:
         return ZoneInfo(name or "UTC")
@@ -46,22 +64,43 @@ def zone(name: str | None) -> tzinfo:
         return UTC
 
 
-_CLOCK = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm)?$", re.IGNORECASE)
+_WHOLE_CLOCK = re.compile(rf"^{CLOCK}$", re.IGNORECASE)
+
+
+def _hour_minute(hour: str, minute: str | None, suffix: str | None) -> tuple[int, int]:
+    h, m = int(hour), int(minute or 0)
+    s = (suffix or "").replace(".", "").lower()
+    if s == "pm" and h < 12:
+        h += 12
+    if s == "am" and h == 12:
+        h = 0
+    return h, m
+
+
+def clock_time(hour: str, minute: str | None, suffix: str | None) -> time | None:
+    """The time of day a ``CLOCK`` match names (its three groups); None when out of range."""
+    h, m = _hour_minute(hour, minute, suffix)
+    return time(h, m) if h <= 23 and m <= 59 else None
+
+
+def rule_clock_time(hour: str, minute: str | None, suffix: str | None) -> time:
+    """``clock_time`` for a rule's words, read as well as they can be: an hour past 23
+    wraps, minutes past 59 are capped."""
+    h, m = _hour_minute(hour, minute, suffix)
+    return time(h % 24, min(m, 59))
 
 
 def _clock_time(text: str) -> time | None:
-    m = _CLOCK.match(text.strip())
-    if not m:
-        return None
-    hour, minute = int(m.group(1)), int(m.group(2) or 0)
-    suffix = (m.group(3) or "").lower()
-    if suffix == "pm" and hour < 12:
-        hour += 12
-    if suffix == "am" and hour == 12:
-        hour = 0
-    if hour > 23 or minute > 59:
-        return None
-    return time(hour, minute)
+    m = _WHOLE_CLOCK.match(text.strip())
+    return clock_time(*m.groups()) if m else None
+
+
+def in_window(moment: time, start: time, end: time) -> bool:
+    """Whether ``moment`` is in [start, end); a window may wrap midnight (start > end);
+    start == end is empty."""
+    if start <= end:
+        return start <= moment < end
+    return moment >= start or moment < end
 
 
 def parse_when(text: str, now: datetime, tz: tzinfo) -> datetime:
@@ -96,7 +135,7 @@ def parse_when(text: str, now: datetime, tz: tzinfo) -> datetime:
     elif low.startswith("tomorrow"):
         day_offset, rest = 1, low[8:]
     else:
-        for i, name in enumerate(WEEKDAYS):
+        for i, name in enumerate(DAY_NAMES):
             if low.startswith(name) or low.startswith(name[:3] + " "):
                 weekday = i
                 rest = low.split(" ", 1)[1] if " " in low else ""

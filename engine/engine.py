@@ -29,7 +29,14 @@ from engine.accounts.registry import (
 from engine.agent.definitions import load_agent
 from engine.agent.loop import AgentLoop, MemoryTranscript
 from engine.agent.tools.builtin import build_registry
-from engine.bus import EventBus, ModelFailed, ModelLoading, ModelReady, WhatsAppQrCode
+from engine.bus import (
+    EventBus,
+    ModelFailed,
+    ModelLoading,
+    ModelReady,
+    UnexpectedError,
+    WhatsAppQrCode,
+)
 from engine.chat.history import history_rows
 from engine.chat.hub import ChatHub
 from engine.clock import utcnow
@@ -50,8 +57,9 @@ from engine.llm.unavailable import UnavailableModel
 from engine.settings import Settings
 from engine.sources.sync import SourceRunner
 from engine.store.db import close_database, open_database
+from engine.store.inbox import ingest, recover_events
 from engine.triage.decider import TriageDecider
-from engine.triage.runner import TicRunner, ingest, recover_events
+from engine.triage.runner import TicRunner
 from engine.types import CheckResult, IngestResult, Reply, SettingsApplied
 from engine.workspace import Workspace
 
@@ -78,7 +86,11 @@ class Engine:
         self._model = ModelHolder(model)
         self._model_error = model.error if isinstance(model, UnavailableModel) else None
         self.db = open_database(self.workspace.db_path)
-        self.jobs = JobScheduler(self._notify_from_job, self._run_task, clock=self.clock)
+        self.unexpected_errors = 0  # bugs (not TicErrors) caught in the background, logged
+        self.bus.subscribe(self._count_unexpected)
+        self.jobs = JobScheduler(
+            self._notify_from_job, self._run_task, clock=self.clock, bus=self.bus
+        )
         self.registry = build_registry(self.jobs)
         self.loop = AgentLoop(
             self._model,
@@ -98,9 +110,13 @@ class Engine:
             max_attempts=settings.max_event_attempts,
             clock=self.clock,
         )
-        self.sources = SourceRunner()
+        self.sources = SourceRunner(bus=self.bus)
         self._ipc: IpcServer | None = None
         self._started = False
+
+    def _count_unexpected(self, message: object) -> None:
+        if isinstance(message, UnexpectedError):
+            self.unexpected_errors += 1
 
     # opening --------------------------------------------------------------------------------
 

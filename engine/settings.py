@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from engine.accounts.registry import AccountConfig
 from engine.fsutil import atomic_write
+from engine.tasks import one_line
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +44,7 @@ class Settings(BaseModel):
         try:
             return cls.model_validate(json.loads(path.read_text(encoding="utf-8")))
         except (OSError, ValueError, ValidationError) as exc:
-            first = str(exc).splitlines()[0]
-            log.error("settings file %s is invalid (%s); using defaults", path, first)
+            log.error("settings file %s is invalid (%s); using defaults", path, one_line(exc))
             return cls()
 
     def save(self, path: Path) -> None:

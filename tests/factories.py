@@ -35,17 +35,6 @@ def make_event(**overrides: Any) -> Event:
     return Event.model_validate(event_dict(**overrides))
 
 
-def decision(
-    notify: bool,
-    *,
-    summary: str = "Anna Berg asked for a call back today.",
-    reason: str = "a person asks for action",
-    rule: str | None = None,
-) -> dict:
-    """A TIC decision as the model writes it (the triage schema)."""
-    return {"rule": rule, "notify": notify, "reason": reason, "summary": summary}
-
-
 def reply(text: str) -> dict:
     return {"action": "reply", "text": text}
 

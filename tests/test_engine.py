@@ -84,7 +84,7 @@ async def test_apply_settings_saves_keeps_accounts_and_updates_the_running_parts
     saved = Settings.load(engine.workspace.settings_file)
     assert saved == engine.settings
     assert saved.tick_interval_minutes == 30 and saved.accounts == [account]
-    assert engine.tic._interval == 30 * 60
+    assert engine.tic._schedule.interval == 30 * 60
     assert (engine.tic.batch_size, engine.tic.max_attempts) == (7, 5)
     assert engine.loop.max_steps == 3
     assert not model.closed

@@ -19,6 +19,8 @@ DESKTOP_MAY_IMPORT = frozenset(
         "engine.settings",
         "engine.workspace",
         "engine.types",  # the façade's plain data types and fixed wording
+        "engine.tasks",  # generic asyncio helpers (named tasks, one-line errors)
+        "engine.clock",  # pure time helpers (quiet-hours windows)
     }
 )
 IMPORTERS = ("import_module", "__import__")

@@ -29,6 +29,9 @@ from desktop_notifier import Button, DesktopNotifier, Icon
 
 from desktop.qt import Qt, QtCore, QtWidgets, Signal, Slot
 from engine.bus import ReplyFinished
+from engine.clock import in_window
+from engine.tasks import TaskSet
+from engine.types import SOURCE_LABELS
 
 log = logging.getLogger(__name__)
 
@@ -44,13 +47,6 @@ NATIVE_RETRY_S = 60.0
 TRAY_MESSAGE_MS = 10_000
 CHECK_INTERVAL_MS = 60_000
 MAX_TIMER_MS = 2**31 - 1
-
-SOURCE_LABELS = {
-    "email": "Email",
-    "whatsapp": "WhatsApp",
-    "calendar": "Calendar",
-    "cron": "Reminder",
-}
 
 
 @dataclass
@@ -177,13 +173,6 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.astimezone()
 
 
-def in_window(now: time, start: time, end: time) -> bool:
-    """Whether ``now`` is in [start, end); windows may wrap midnight; start == end is empty."""
-    if start <= end:
-        return start <= now < end
-    return now >= start or now < end
-
-
 # -- the notifier --------------------------------------------------------------------------
 
 
@@ -220,7 +209,7 @@ class Notifier(QtCore.QObject):
         self._paused = False
         self._paused_until: datetime | None = None
         self._quiet: tuple[time, time] | None = None
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks = TaskSet(logger=log)
         self._check_timer = QtCore.QTimer(self)
         self._check_timer.setInterval(check_interval_ms)
         self._check_timer.timeout.connect(self._check_release)
@@ -262,8 +251,7 @@ class Notifier(QtCore.QObject):
         """Stop timers and pending releases, and close the D-Bus connection."""
         self._check_timer.stop()
         self._pause_timer.stop()
-        for task in list(self._tasks):
-            task.cancel()
+        self._tasks.cancel()
         native, self._native = self._native, None
         if native is not None:
             await _disconnect(native)
@@ -427,13 +415,11 @@ class Notifier(QtCore.QObject):
 
     def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         try:
-            loop = asyncio.get_running_loop()
+            asyncio.get_running_loop()
         except RuntimeError:  # no loop yet: the next show() or tick releases them
             coro.close()
             return
-        task = loop.create_task(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks.spawn(coro, "notifier-flush")
 
 
 async def _server_has_body_markup(notifier: DesktopNotifier) -> bool:

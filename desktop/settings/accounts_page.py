@@ -22,6 +22,7 @@ from desktop.widgets.dialogs import FittedDialog
 from desktop.widgets.qr import qr_presenter
 from engine.engine import Engine
 from engine.errors import TicError
+from engine.tasks import first_line, one_line
 from engine.types import ACCOUNT_LABELS, UNOFFICIAL_WARNING, AccountConfig, AccountState, Kind
 
 Spawn = Callable[[Coroutine[Any, Any, Any], str], asyncio.Task[Any]]
@@ -52,11 +53,6 @@ IMAP_SECURITY = (("SSL/TLS", 993), ("STARTTLS", 143), ("None (unencrypted)", 143
 
 
 # --- words for the rows --------------------------------------------------------------------
-
-
-def one_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def account_title(config: AccountConfig) -> str:
@@ -95,7 +91,7 @@ def detail_text(state: AccountState, now: datetime) -> str:
     """The second line of a row: when it last synced, and the last error if any."""
     parts = [synced_text(state.last_sync_at, now)]
     if state.last_error and state.state != "ok":
-        parts.append(state.last_error.splitlines()[0])
+        parts.append(first_line(state.last_error))
     return " · ".join(parts)
 
 

@@ -23,7 +23,6 @@ OK_COLOR = "#2e7d32"
 TIME_FORMAT = "HH:mm"
 DEFAULT_QUIET_START = "22:00"
 DEFAULT_QUIET_END = "07:00"
-ACCOUNTS_PLACEHOLDER = "Connect Google, IMAP and WhatsApp accounts here (coming soon)"
 
 
 def _wrapping_label(text: str = "") -> QtWidgets.QLabel:
@@ -339,17 +338,6 @@ class NotificationsPage(QtWidgets.QWidget):
         }
 
 
-def _accounts_placeholder() -> QtWidgets.QWidget:
-    page = QtWidgets.QWidget()
-    label = _hint(ACCOUNTS_PLACEHOLDER)
-    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-    layout = QtWidgets.QVBoxLayout(page)
-    layout.addStretch(1)
-    layout.addWidget(label)
-    layout.addStretch(1)
-    return page
-
-
 class SettingsDialog(QtWidgets.QDialog):
     settingsAccepted = Signal(object)  # Settings: the edited copy, emitted on OK
 
@@ -369,14 +357,15 @@ class SettingsDialog(QtWidgets.QDialog):
         self.general_page = GeneralPage(settings)
         self.model_page = ModelPage(settings, models_dir=models_dir)
         self.notifications_page = NotificationsPage(settings)
-        self.accounts_page = accounts_page or _accounts_placeholder()
+        self.accounts_page = accounts_page
 
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.general_page, "General")
         self.tabs.addTab(self.model_page, "Model")
         self.tabs.addTab(self.notifications_page, "Notifications")
-        self.tabs.addTab(self.accounts_page, "Accounts")
+        if accounts_page is not None:
+            self.tabs.addTab(accounts_page, "Accounts")
 
         self.buttons = QtWidgets.QDialogButtonBox(
             QtWidgets.QDialogButtonBox.StandardButton.Ok

@@ -16,7 +16,7 @@ from engine.agent.actions import Action, ReplyStreamer, action_schema, parse_act
 from engine.agent.definitions import AgentDefinition, system_prompt
 from engine.agent.tools.base import Tool, ToolContext, ToolRegistry
 from engine.clock import utcnow
-from engine.errors import ModelError, TicError, ToolError
+from engine.errors import ModelError, TicError
 from engine.llm.base import Completion, LanguageModel, Message, TokenCallback
 from engine.workspace import Workspace
 
@@ -190,9 +190,7 @@ class AgentLoop:
             return ToolStep(action, "rejected", "string", f"tool {action.tool!r} is not allowed")
         try:
             value = await tool.call(action.arguments, ctx)
-        except ToolError as exc:
-            return ToolStep(action, "failed", "string", str(exc))
-        except TicError as exc:
+        except TicError as exc:  # a ToolError, or another expected failure
             return ToolStep(action, "failed", "string", str(exc))
         return ToolStep(action, "done", tool.result_type, render_result(value, tool.result_type))
 

@@ -9,6 +9,7 @@ from typing import Any
 from engine.agent.actions import Action
 from engine.agent.loop import ToolStep, Transcript, result_message
 from engine.llm.base import Completion, Message
+from engine.store import chat
 from engine.store.db import database
 from engine.store.fields import utcnow
 from engine.store.models import ChatMessage, ChatToolCall
@@ -19,26 +20,12 @@ HISTORY_WINDOW = 40
 def prompt_messages(session_id: int, window: int = HISTORY_WINDOW) -> list[Message]:
     """The last ``window`` stored messages rendered for the model: replies and tool calls as
     the JSON actions the model writes, tool results as the messages it reads."""
-    rows = list(
-        ChatMessage.select()
-        .where(ChatMessage.session == session_id)
-        .order_by(ChatMessage.id.desc())
-        .limit(window)
-    )[::-1]
-    calls: dict[int, list[ChatToolCall]] = {}
-    if rows:
-        for call in (
-            ChatToolCall.select()
-            .where(ChatToolCall.message.in_([r.id for r in rows]))
-            .order_by(ChatToolCall.id)
-        ):
-            calls.setdefault(call.message_id, []).append(call)
     out: list[Message] = []
-    for row in rows:
+    for row, calls in chat.recent_messages(window, session_id):
         if row.role == "user":
             out.append({"role": "user", "content": row.content})
             continue
-        for call in calls.get(row.id, []):
+        for call in calls:
             action = Action("tool", tool=call.name, arguments=call.arguments or {})
             out.append({"role": "assistant", "content": action.to_json()})
             if call.status in ("done", "failed", "rejected"):
@@ -71,35 +58,28 @@ class StoredTranscript(Transcript):
         return prompt_messages(self.session_id, self.window)
 
     def begin_tool(self, action: Action, completion: Completion) -> ChatToolCall:
-        with database.atomic():
-            msg = ChatMessage.create(
-                session=self.session_id,
-                role="assistant",
-                prompt_tokens=completion.prompt_tokens,
-                completion_tokens=completion.completion_tokens,
-                duration_ms=completion.duration_ms,
-                meta={"kind": self.kind},
-            )
-            return ChatToolCall.create(
-                message=msg, name=action.tool, arguments=action.arguments, status="running"
-            )
+        return chat.begin_tool_call(
+            self.session_id,
+            action.tool,
+            action.arguments,
+            prompt_tokens=completion.prompt_tokens,
+            completion_tokens=completion.completion_tokens,
+            duration_ms=completion.duration_ms,
+            meta={"kind": self.kind},
+        )
 
     def end_tool(self, handle: ChatToolCall, step: ToolStep) -> None:
-        handle.status = step.status
-        handle.result_type = step.result_type
-        handle.result = step.result
-        handle.finished_at = utcnow()
-        handle.save()
+        chat.finish_tool_call(handle, step.status, step.result_type, step.result, utcnow())
 
     def add_reply(self, text: str, completion: Completion) -> ChatMessage:
         """The reply and whatever ``on_reply`` marks (delivered notifications) commit together."""
         if self.complete_reply is not None:
             text = self.complete_reply(text)
         with database.atomic():
-            msg = ChatMessage.create(
-                session=self.session_id,
-                role="assistant",
-                content=text,
+            msg = chat.add_message(
+                self.session_id,
+                "assistant",
+                text,
                 prompt_tokens=completion.prompt_tokens,
                 completion_tokens=completion.completion_tokens,
                 duration_ms=completion.duration_ms,

@@ -4,24 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.store.models import ChatMessage, ChatToolCall
+from engine.store import chat
 
 
 def history_rows(limit: int = 50, session_id: int | None = None) -> list[dict[str, Any]]:
-    query = ChatMessage.select().order_by(ChatMessage.id.desc()).limit(limit)
-    if session_id is not None:
-        query = query.where(ChatMessage.session == session_id)
-    messages = list(query)[::-1]
-    calls: dict[int, list[ChatToolCall]] = {}
-    if messages:
-        for call in (
-            ChatToolCall.select()
-            .where(ChatToolCall.message.in_([m.id for m in messages]))
-            .order_by(ChatToolCall.id)
-        ):
-            calls.setdefault(call.message_id, []).append(call)
     rows = []
-    for m in messages:
+    for m, calls in chat.recent_messages(limit, session_id):
         meta = m.meta or {}
         rows.append(
             {
@@ -47,7 +35,7 @@ def history_rows(limit: int = 50, session_id: int | None = None) -> list[dict[st
                         "result_type": c.result_type,
                         "result": c.result,
                     }
-                    for c in calls.get(m.id, [])
+                    for c in calls
                 ],
             }
         )

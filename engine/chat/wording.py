@@ -7,7 +7,8 @@ import json
 import re
 from collections.abc import Callable
 
-from engine.store.models import EventRecord, Notification
+from engine.store.inbox import event_sender
+from engine.store.models import Notification
 
 SOURCE_LABELS = {
     "email": "Email",
@@ -19,18 +20,7 @@ SOURCE_LABELS = {
 
 def sender_of(notification: Notification) -> str | None:
     """Who the notified event came from (for toast titles), if it came from an event."""
-    if notification.event_id is None:
-        return None
-    row = (
-        EventRecord.select(
-            EventRecord.sender_name, EventRecord.sender_address, EventRecord.chat_name
-        )
-        .where(EventRecord.event_id == notification.event_id)
-        .first()
-    )
-    if row is None:
-        return None
-    return row.sender_name or row.sender_address or row.chat_name
+    return event_sender(notification.event_id) if notification.event_id is not None else None
 
 
 def _mentioned(notification: Notification, text: str) -> bool:

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from engine.ipc.client import socket_path
+from engine.tasks import one_line
 from engine.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -60,10 +61,7 @@ class IpcServer:
                 answer = await self.answer(request)
             except Exception as exc:  # the client gets the error, the app keeps running
                 log.warning("IPC request failed: %s", exc)
-                answer = {
-                    "ok": False,
-                    "error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
-                }
+                answer = {"ok": False, "error": one_line(exc)}
             writer.write(json.dumps(answer).encode() + b"\n")
             await writer.drain()
         finally:

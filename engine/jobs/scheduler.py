@@ -4,14 +4,15 @@ once on start, then moves to its next occurrence."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from engine.bus import EventBus
 from engine.clock import utcnow, zone
 from engine.store.models import Job
+from engine.tasks import Periodic, report
 
 log = logging.getLogger(__name__)
 
@@ -75,13 +76,13 @@ class JobScheduler:
         *,
         clock: Callable[[], datetime] = utcnow,
         poll_seconds: float = 20.0,
+        bus: EventBus | None = None,
     ):
         self._notify = notify
         self._run_task = run_task
         self._clock = clock
-        self._poll = poll_seconds
-        self._task: asyncio.Task[None] | None = None
-        self._wake = asyncio.Event()
+        self._bus = bus
+        self._loop = Periodic("tic-jobs", self._run_due, interval=poll_seconds, logger=log, bus=bus)
 
     def create(self, text: str, at: datetime, recurrence: str, kind: str, tz_name: str) -> Job:
         if recurrence not in RECURRENCES:
@@ -89,7 +90,7 @@ class JobScheduler:
         job = Job.create(
             kind=kind, text=text, next_run_at=at, recurrence=recurrence, timezone=tz_name
         )
-        self._wake.set()
+        self._loop.wake()
         return job
 
     @staticmethod
@@ -125,8 +126,8 @@ class JobScheduler:
                 result = await self._run_task(job.text)
                 summary = f"Scheduled task \u201c{job.text}\u201d: {result}"[:400]
             except Exception as exc:
-                log.exception("scheduled task %s failed", job.id)
-                summary = f"Scheduled task \u201c{job.text}\u201d could not run: {exc}"[:400]
+                error = report(exc, f"scheduled task {job.id} failed", logger=log, bus=self._bus)
+                summary = f"Scheduled task \u201c{job.text}\u201d could not run: {error}"[:400]
         await self._notify(
             {
                 "source": "cron",
@@ -144,26 +145,10 @@ class JobScheduler:
         job.save()
 
     def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.create_task(self._loop(), name="tic-jobs")
+        self._loop.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
-            self._task = None
+        await self._loop.stop()
 
-    async def _loop(self) -> None:
-        while True:
-            try:
-                await self.run_due()
-            except Exception:
-                log.exception("scheduled jobs failed; retrying")
-            self._wake.clear()
-            try:
-                await asyncio.wait_for(self._wake.wait(), timeout=self._poll)
-            except TimeoutError:
-                pass
+    async def _run_due(self) -> None:
+        await self.run_due()

@@ -15,10 +15,6 @@ def allow_model_requests(value: bool) -> None:
     _allowed = value
 
 
-def model_requests_allowed() -> bool:
-    return _allowed
-
-
 def check_allowed(what: str) -> None:
     if not _allowed:
         raise ModelCallsForbidden(

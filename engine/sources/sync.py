@@ -3,16 +3,16 @@ failures retried with exponential backoff, revoked credentials shown as "needs s
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Callable
-from datetime import datetime
+from functools import partial
 
+from engine.bus import EventBus
 from engine.clock import utcnow
-from engine.sources.base import NeedsSignIn, Source, SourceError, TransientError
+from engine.sources.base import NeedsSignIn, Source, TransientError
 from engine.store.db import database
+from engine.store.inbox import ingest
 from engine.store.models import SourceCursor, SourceStatus
-from engine.triage.runner import ingest
+from engine.tasks import Periodic, one_line, report
 
 log = logging.getLogger(__name__)
 
@@ -71,52 +71,53 @@ async def sync_once(source: Source) -> int:
 
 
 class SourceRunner:
+    """Polls each added source in its own named loop (:class:`~engine.tasks.Periodic`)."""
+
     def __init__(
         self,
         *,
         backoff_base: float = 5.0,
         backoff_max: float = 15 * 60.0,
-        on_new_events: Callable[[int], None] | None = None,
-        clock: Callable[[], datetime] = utcnow,
+        bus: EventBus | None = None,
     ):
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
-        self.on_new_events = on_new_events
-        self.clock = clock
-        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self.bus = bus
+        self._loops: dict[str, Periodic] = {}
         self._sources: dict[str, Source] = {}
-        self._kicks: dict[str, asyncio.Event] = {}
+        self._failures: dict[str, int] = {}
 
     def add(self, source: Source) -> None:
         """Start polling ``source`` (replacing one with the same key)."""
         self._sources[source.key] = source
-        old = self._tasks.pop(source.key, None)
+        old = self._loops.pop(source.key, None)
         if old is not None:
             old.cancel()
-        self._kicks[source.key] = asyncio.Event()
-        self._tasks[source.key] = asyncio.create_task(
-            self._poll(source), name=f"source:{source.key}"
+        self._failures[source.key] = 0
+        poll = Periodic(
+            f"source:{source.key}",
+            partial(self._poll, source),
+            interval=source.poll_seconds,
+            logger=log,
+            bus=self.bus,
         )
+        self._loops[source.key] = poll
+        poll.start()
 
     async def remove(self, key: str) -> None:
-        task = self._tasks.pop(key, None)
+        poll = self._loops.pop(key, None)
         source = self._sources.pop(key, None)
-        if task is not None:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+        self._failures.pop(key, None)
+        if poll is not None:
+            await poll.stop()
         if source is not None:
             await source.close()
 
     def active_keys(self) -> list[str]:
         return list(self._sources)
 
-    def sync_now(self, key: str | None = None) -> None:
-        for k, kick in self._kicks.items():
-            if key is None or k == key:
-                kick.set()
-
     async def run_once(self, source: Source) -> int:
-        """One sync with status bookkeeping; raises nothing but CancelledError."""
+        """One sync with status bookkeeping; raises what the sync raised."""
         try:
             added = await sync_once(source)
         except NeedsSignIn as exc:
@@ -126,49 +127,33 @@ class SourceRunner:
             _set_status(source, "retrying", str(exc), synced=False)
             raise
         except Exception as exc:
-            _set_status(
-                source,
-                "error",
-                str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
-                synced=False,
-            )
+            _set_status(source, "error", one_line(exc), synced=False)
             raise
         _set_status(source, "ok", None, synced=True)
-        if added and self.on_new_events is not None:
-            self.on_new_events(added)
         return added
 
-    async def _poll(self, source: Source) -> None:
-        failures = 0
-        while True:
-            delay = source.poll_seconds
-            try:
-                await self.run_once(source)
-                failures = 0
-            except asyncio.CancelledError:
-                raise
-            except NeedsSignIn as exc:
-                log.warning("%s needs sign-in: %s", source.key, exc)
-                delay = self.backoff_max
-            except TransientError as exc:
-                failures += 1
-                delay = min(self.backoff_max, self.backoff_base * 2 ** (failures - 1))
-                log.info("%s: %s; retrying in %.0f s", source.key, exc, delay)
-            except SourceError as exc:
-                failures += 1
-                delay = min(self.backoff_max, self.backoff_base * 2 ** (failures - 1))
-                log.warning("%s: %s; retrying in %.0f s", source.key, exc, delay)
-            except Exception:
-                failures += 1
-                delay = min(self.backoff_max, self.backoff_base * 2 ** (failures - 1))
-                log.exception("%s failed; retrying in %.0f s", source.key, delay)
-            kick = self._kicks[source.key]
-            kick.clear()
-            try:
-                await asyncio.wait_for(kick.wait(), timeout=delay)
-            except TimeoutError:
-                pass
+    async def _poll(self, source: Source) -> float:
+        """One poll; returns how long to wait before the next (backing off on failures)."""
+        try:
+            await self.run_once(source)
+        except NeedsSignIn as exc:
+            log.warning("%s needs sign-in: %s", source.key, exc)
+            return self.backoff_max
+        except TransientError as exc:
+            delay = self._backoff(source.key)
+            log.info("%s: %s; retrying in %.0f s", source.key, exc, delay)
+            return delay
+        except Exception as exc:
+            delay = self._backoff(source.key)
+            report(exc, f"{source.key} failed; retrying in {delay:.0f} s", logger=log, bus=self.bus)
+            return delay
+        self._failures[source.key] = 0
+        return source.poll_seconds
+
+    def _backoff(self, key: str) -> float:
+        self._failures[key] = failures = self._failures.get(key, 0) + 1
+        return min(self.backoff_max, self.backoff_base * 2 ** (failures - 1))
 
     async def stop(self) -> None:
-        for key in list(self._tasks):
+        for key in list(self._loops):
             await self.remove(key)

@@ -15,8 +15,10 @@ from engine.agent.tools.base import ToolContext, ToolRegistry
 from engine.bus import EventBus, TickFinished, TickStarted
 from engine.clock import utcnow
 from engine.events import Event
+from engine.store import inbox
 from engine.store.db import database
-from engine.store.models import AgentRun, EventRecord
+from engine.store.models import EventRecord
+from engine.tasks import Periodic, one_line, report
 from engine.triage.decider import RulesFileError, TriageDecider
 
 log = logging.getLogger(__name__)
@@ -39,43 +41,6 @@ class TickResult:
     error: str | None = None
 
 
-def ingest(events: list[Event]) -> int:
-    """Add events to the store in one transaction; ids already there are ignored.
-    Returns how many were new."""
-    added = 0
-    with database.atomic():
-        for event in events:
-            cal = event.calendar
-            rows = (
-                EventRecord.insert(
-                    event_id=event.id,
-                    source=event.source,
-                    event_type=event.event_type,
-                    time=event.time,
-                    sender_name=event.sender.name if event.sender else None,
-                    sender_address=event.sender.address if event.sender else None,
-                    subject=event.subject,
-                    text=event.text,
-                    chat_name=event.chat.name if event.chat else None,
-                    calendar_start=cal.start if cal and cal.start and cal.start.tzinfo else None,
-                    payload=event.to_json(),
-                    ingested_at=utcnow(),
-                )
-                .on_conflict_ignore()
-                .as_rowcount()
-                .execute()
-            )
-            added += rows
-    return added
-
-
-def recover_events() -> int:
-    """Events left 'processing' by a crash go back to pending (their attempt counted)."""
-    query = EventRecord.update(status="pending").where(EventRecord.status == "processing")
-    recovered: int = query.execute()
-    return recovered
-
-
 class TicRunner:
     def __init__(
         self,
@@ -96,9 +61,9 @@ class TicRunner:
         self.max_attempts = max_attempts
         self.clock = clock
         self._lock = asyncio.Lock()
-        self._periodic: asyncio.Task[None] | None = None
-        self._interval = 15 * 60.0
-        self._kick = asyncio.Event()
+        self._schedule = Periodic(
+            "tic-schedule", self._scheduled_tick, interval=15 * 60.0, logger=log, bus=bus
+        )
 
     @property
     def running(self) -> bool:
@@ -117,7 +82,7 @@ class TicRunner:
                 return TickResult(error=str(exc))
             total = notified = failed = 0
             while True:
-                batch = self._claim()
+                batch = inbox.claim(self.batch_size)
                 if not batch:
                     break
                 self.bus.publish(TickStarted(len(batch)))
@@ -132,27 +97,12 @@ class TicRunner:
                     return TickResult(total, notified, failed, error=result.error)
             return TickResult(total, notified, failed)
 
-    def _claim(self) -> list[EventRecord]:
-        with database.atomic():
-            batch = list(
-                EventRecord.select()
-                .where(EventRecord.status == "pending")
-                .order_by(EventRecord.time, EventRecord.id)
-                .limit(self.batch_size)
-            )
-            if batch:
-                EventRecord.update(status="processing", attempts=EventRecord.attempts + 1).where(
-                    EventRecord.id.in_([r.id for r in batch])
-                ).execute()
-        return batch
-
     async def _run_batch(self, batch: list[EventRecord]) -> TickResult:
-        run = AgentRun.create(agent="tic", events_in=len(batch), started_at=self.clock())
+        run = inbox.start_run("tic", len(batch), self.clock())
         notified = 0
         claimed = len(batch)
         batch = self._set_aside_corrupt(batch)
         corrupt = claimed - len(batch)
-        ids = [r.id for r in batch]
         try:
             events = [Event.model_validate_json(r.payload) for r in batch]
             decisions = await self.decider.decide(events, self.clock())
@@ -177,32 +127,20 @@ class TicRunner:
                 notified += outcome == "queued"
             with database.atomic():
                 for record, decision in zip(batch, decisions, strict=True):
-                    EventRecord.update(
-                        status="done",
-                        processed_at=self.clock(),
-                        last_error=None,
-                        decision_notify=decision.notify,
-                        decision_reason=decision.reason,
-                        decision_rule=decision.rule,
-                    ).where(EventRecord.id == record.id).execute()
-                run.status, run.ended_at, run.notifications_out = "ok", self.clock(), notified
-                run.save()
+                    inbox.mark_done(
+                        record, self.clock(), decision.notify, decision.reason, decision.rule
+                    )
+                inbox.finish_run(run, self.clock(), notified)
             return TickResult(claimed, notified, corrupt)
         except Exception as exc:
-            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            log.error("TIC run failed: %s", message)
+            # A TicError (the model failed) is expected; anything else is a bug, logged with
+            # its traceback and counted. Either way the events are retried, boundedly.
+            message = report(
+                exc, "TIC run failed", logger=log, bus=self.bus, expected_level=logging.ERROR
+            )
             with database.atomic():
-                EventRecord.update(status="pending", last_error=message).where(
-                    EventRecord.id.in_(ids) & (EventRecord.attempts < self.max_attempts)
-                ).execute()
-                failed = (
-                    EventRecord.update(status="failed", last_error=message)
-                    .where(EventRecord.id.in_(ids) & (EventRecord.attempts >= self.max_attempts))
-                    .execute()
-                )
-                run.status, run.ended_at, run.error = "error", self.clock(), message
-                run.notifications_out = notified
-                run.save()
+                failed = inbox.release([r.id for r in batch], message, self.max_attempts)
+                inbox.finish_run(run, self.clock(), notified, error=message)
             return TickResult(claimed, notified, failed + corrupt, error=message)
 
     def _set_aside_corrupt(self, batch: list[EventRecord]) -> list[EventRecord]:
@@ -213,11 +151,9 @@ class TicRunner:
             try:
                 Event.model_validate_json(record.payload)
             except ValueError as exc:
-                reason = f"corrupt event: {str(exc).splitlines()[0]}"
+                reason = f"corrupt event: {one_line(exc)}"
                 log.error("event %s set aside: %s", record.event_id, reason)
-                EventRecord.update(status="failed", last_error=reason).where(
-                    EventRecord.id == record.id
-                ).execute()
+                inbox.set_aside(record, reason)
                 continue
             good.append(record)
         return good
@@ -233,34 +169,17 @@ class TicRunner:
     # schedule ---------------------------------------------------------------------------
 
     def start(self, interval_minutes: float) -> None:
-        self._interval = interval_minutes * 60.0
-        if self._periodic is None:
-            self._periodic = asyncio.create_task(self._every(), name="tic-schedule")
+        self._schedule.set_interval(interval_minutes * 60.0)
+        self._schedule.start()
 
     def set_interval(self, interval_minutes: float) -> None:
-        self._interval = interval_minutes * 60.0
-        self._kick.set()
+        self._schedule.set_interval(interval_minutes * 60.0)
 
     def check_now(self) -> None:
-        self._kick.set()
+        self._schedule.wake()
 
     async def stop(self) -> None:
-        if self._periodic is not None:
-            self._periodic.cancel()
-            try:
-                await self._periodic
-            except asyncio.CancelledError:
-                pass
-            self._periodic = None
+        await self._schedule.stop()
 
-    async def _every(self) -> None:
-        while True:
-            try:
-                await self.tick()
-            except Exception:
-                log.exception("TIC tick failed")
-            self._kick.clear()
-            try:
-                await asyncio.wait_for(self._kick.wait(), timeout=self._interval)
-            except TimeoutError:
-                pass
+    async def _scheduled_tick(self) -> None:
+        await self.tick()

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
+from engine.chat.delivery import SYNTHETIC_REASONING
 from engine.chat.history import history_rows
-from engine.chat.hub import SYNTHETIC_REASONING, ChatHub
+from engine.chat.hub import ChatHub
 from engine.errors import ModelError
 from engine.llm.scripted import ScriptedModel
 from engine.store.models import ChatMessage, ChatToolCall, Notification
@@ -121,7 +122,7 @@ async def test_a_model_that_keeps_failing_still_delivers_plainly(engine, model):
 async def test_crash_mid_delivery_is_recovered_on_start(engine, model):
     note = await engine.hub.notify(payload(1))
     await engine.hub.stop()  # the consumer never ran: simulate a crash right after this
-    engine.hub._append_synthetic(engine.hub.default_session().id, [note])
+    engine.hub.delivery._append_synthetic(engine.hub.default_session().id, [note])
     assert ChatMessage.select().count() == 1
 
     model.add(reply("Anna wrote."))
@@ -196,7 +197,7 @@ async def test_user_turn_streams_tokens_on_the_bus(engine, model):
 
 
 async def test_a_reply_that_omits_what_arrived_gets_it_added(engine, model):
-    from engine.triage.runner import ingest
+    from engine.store.inbox import ingest
     from tests.factories import make_event
 
     event = make_event(sender={"name": "Tomas Herrera", "address": "tomas@example.org"})
@@ -213,7 +214,7 @@ async def test_a_reply_that_omits_what_arrived_gets_it_added(engine, model):
 
 
 async def test_a_reply_that_names_the_sender_is_kept_as_written(engine, model):
-    from engine.triage.runner import ingest
+    from engine.store.inbox import ingest
     from tests.factories import make_event
 
     event = make_event(sender={"name": "Tomas Herrera", "address": "tomas@example.org"})
@@ -224,3 +225,39 @@ async def test_a_reply_that_names_the_sender_is_kept_as_written(engine, model):
     assert history_rows()[-1]["content"] == (
         "Tomas Herrera needs your signature on the VAT return by Friday."
     )
+
+
+@pytest.mark.allow_log_warnings
+async def test_a_model_failure_in_delivery_is_one_line_and_not_a_bug(engine, model, caplog):
+    def boom(messages, schema):
+        raise ModelError("model crashed\nwith details")
+
+    model.add(boom, reply("Anna wrote."))
+    await engine.hub.notify(payload(1))
+    assert await engine.hub.drain(timeout=5)
+    (record,) = [r for r in caplog.records if r.name == "engine.chat.delivery"]
+    assert record.getMessage() == "delivering 1 notification(s) failed: model crashed"
+    assert record.exc_info is None
+    assert Notification.get().last_error == "model crashed"
+    assert engine.unexpected_errors == 0
+
+
+@pytest.mark.allow_log_warnings
+async def test_a_bug_in_delivery_is_logged_with_its_traceback_and_counted(engine, model, caplog):
+    from engine.bus import UnexpectedError
+
+    seen: list[Any] = []
+    engine.bus.subscribe(seen.append)
+
+    def bug(messages, schema):
+        return messages[99]  # a programming error, not a model failure
+
+    model.add(bug, reply("Anna wrote."))
+    await engine.hub.notify(payload(1))
+    assert await engine.hub.drain(timeout=5)
+    (record,) = [r for r in caplog.records if r.name == "engine.chat.delivery"]
+    assert record.levelname == "ERROR"
+    assert record.exc_info is not None and record.exc_info[0] is IndexError
+    assert engine.unexpected_errors == 1
+    assert [type(e) for e in seen if isinstance(e, UnexpectedError)] == [UnexpectedError]
+    assert Notification.get().state == "delivered"  # retried like any failure, not lost

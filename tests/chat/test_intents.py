@@ -7,9 +7,9 @@ import json
 import pytest
 
 from engine.chat.intents import lookup_request, preference_change, reminder_request
+from engine.store.inbox import ingest
 from engine.store.models import ChatToolCall, Job
 from engine.triage.rules.parse import ALWAYS, CUSTOM, NEVER
-from engine.triage.runner import ingest
 from tests.factories import make_event, reply, tool
 
 

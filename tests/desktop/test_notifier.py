@@ -24,7 +24,6 @@ from desktop.notify.notifier import (
     MUTE_LABEL,
     Notifier,
     Toast,
-    in_window,
     shorten,
     strip_markdown,
     summary_for,
@@ -254,18 +253,6 @@ def test_summary_counts_notifications_and_lists_titles():
 
 
 # -- pause and quiet hours (no D-Bus: native off, no tray → channel "chat") ------------------
-
-
-def test_quiet_window_may_wrap_midnight():
-    night = (time(22), time(7))
-    assert in_window(time(23, 30), *night)
-    assert in_window(time(0, 10), *night)
-    assert in_window(time(6, 59), *night)
-    assert not in_window(time(7), *night)
-    assert not in_window(time(12), *night)
-    assert in_window(time(13), time(12), time(14))
-    assert not in_window(time(14), time(12), time(14))
-    assert not in_window(time(9), time(9), time(9))
 
 
 def test_is_quiet_follows_the_configured_hours(qapp):

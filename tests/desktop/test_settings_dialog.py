@@ -14,7 +14,7 @@ import pytest
 
 from desktop import autostart
 from desktop.qt import QtCore, QtWidgets
-from desktop.settings.dialog import ACCOUNTS_PLACEHOLDER, SettingsDialog
+from desktop.settings.dialog import SettingsDialog
 from engine.settings import Settings
 
 CHECK_TIMEOUT_MS = 3000
@@ -80,7 +80,6 @@ def test_values_load_from_settings(make_dialog, gguf):
         "General",
         "Model",
         "Notifications",
-        "Accounts",
     ]
 
 
@@ -288,10 +287,10 @@ def test_equal_quiet_hours_refuse_ok(qtbot, make_dialog):
 # --- accounts ------------------------------------------------------------------------
 
 
-def test_accounts_placeholder(make_dialog):
+def test_no_accounts_tab_without_an_accounts_page(make_dialog):
     dialog = make_dialog()
-    labels = dialog.accounts_page.findChildren(QtWidgets.QLabel)
-    assert [label.text() for label in labels] == [ACCOUNTS_PLACEHOLDER]
+    assert dialog.accounts_page is None
+    assert "Accounts" not in [dialog.tabs.tabText(i) for i in range(dialog.tabs.count())]
 
 
 def test_accounts_page_is_used_when_given(qtbot, make_dialog):

@@ -146,9 +146,9 @@ async def test_stop_telling_me_round_trip_on_the_real_model(workspace):
     """Chat asks to stop → a Never rule lands in the right section → the next tick obeys."""
     from engine.engine import Engine
     from engine.settings import Settings
+    from engine.store.inbox import ingest
     from engine.store.models import EventRecord, Notification
     from engine.triage.rules.parse import NEVER, parse_rules
-    from engine.triage.runner import ingest
     from tests.factories import make_event
 
     engine = Engine(workspace, Settings(), LlamaCppModel(default_model_path()))

@@ -21,11 +21,9 @@ from engine.sources.mail.imap import (
     FolderState,
     ImapSource,
     TextPart,
-    decode_header_value,
     decode_snippet,
     find_text_part,
     parse_cursor,
-    parse_sender,
     secret_name,
 )
 from engine.sources.sync import load_cursor, sync_once
@@ -492,30 +490,6 @@ async def test_restart_mid_sync_loses_and_duplicates_nothing(
 
 
 # --- decoding, without a server -------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("raw", "decoded"),
-    [
-        ("=?utf-8?b?w6k=?= plain", "é plain"),
-        ("a =?UTF-8?Q?=C3=A9?=\r\n =?UTF-8?Q?=C3=A9?= b", "a éé b"),
-        ("=?utf-8*en?q?hi?=", "hi"),
-        ("=?gb2312?B?xOO6ww==?=", "你好"),
-        ("=?UTF-8?B?/w==?=", "\ufffd"),  # a bad byte in declared UTF-8
-        ("=?x-nonsense?B?/w==?=", "ÿ"),  # unknown charset, not UTF-8: Latin-1
-        ("no words", "no words"),
-    ],
-)
-def test_decode_header_value(raw: str, decoded: str) -> None:
-    assert decode_header_value(raw) == decoded
-
-
-def test_parse_sender_variants() -> None:
-    assert parse_sender(None) is None
-    bare = parse_sender("bob@example.org")
-    assert bare is not None and (bare.name, bare.address) == (None, "bob@example.org")
-    odd = parse_sender("undisclosed-recipients:;")
-    assert odd is not None
 
 
 def test_find_text_part_skips_attachments_and_prefers_plain() -> None:

@@ -17,8 +17,8 @@ from engine.events import Event
 from engine.store import migrations
 from engine.store.db import close_database, open_database
 from engine.store.fields import UtcDateTimeField
+from engine.store.inbox import ingest
 from engine.store.models import EventRecord, Job, SchemaVersion, SourceCursor
-from engine.triage.runner import ingest
 from engine.workspace import Workspace
 from tests.factories import make_event
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from engine.store.inbox import ingest
 from engine.store.models import ChatMessage, ChatToolCall, Job
 from engine.triage.feedback import never_rule_for
 from engine.triage.rules.edit import add_rule
 from engine.triage.rules.parse import ALWAYS, CUSTOM, NEVER, parse_rules
-from engine.triage.runner import ingest
 from tests.factories import make_event, reply
 
 

@@ -7,8 +7,8 @@ import asyncio
 import pytest
 
 from engine.errors import ModelError
+from engine.store.inbox import ingest, recover_events
 from engine.store.models import AgentRun, EventRecord, Notification
-from engine.triage.runner import ingest, recover_events
 from tests.factories import make_event, reply
 
 NEWSLETTER = {
@@ -227,3 +227,37 @@ async def test_a_corrupt_stored_event_does_not_hold_up_its_batch(engine, model):
     rows = {r.event_id: r for r in EventRecord.select()}
     assert rows[good.id].status == "done"
     assert rows[bad.id].status == "failed" and rows[bad.id].last_error.startswith("corrupt event")
+
+
+# the error policy ----------------------------------------------------------------------------
+
+
+@pytest.mark.allow_log_warnings
+async def test_a_model_error_is_one_line_and_not_counted_as_a_bug(engine, model, workspace, caplog):
+    workspace.rules_file.write_text(UNCLEAR_RULES)
+    ingest([make_event()])
+    model.add(boom)
+    result = await engine.tic.tick()
+    assert result.error == "out of memory"
+    (record,) = [r for r in caplog.records if r.name == "engine.triage.runner"]
+    assert record.getMessage() == "TIC run failed: out of memory"
+    assert record.exc_info is None
+    assert engine.unexpected_errors == 0
+
+
+@pytest.mark.allow_log_warnings
+async def test_a_bug_in_the_decider_is_logged_with_its_traceback_and_counted(engine, model, caplog):
+    ingest([make_event()])
+
+    async def buggy(events, now, **kwargs):
+        return [event.no_such_field for event in events]  # a programming error
+
+    engine.decider.decide = buggy
+    result = await engine.tic.tick()
+    assert result.error is not None and "no_such_field" in result.error
+    (record,) = [r for r in caplog.records if r.name == "engine.triage.runner"]
+    assert record.levelname == "ERROR"
+    assert record.exc_info is not None and record.exc_info[0] is AttributeError
+    assert engine.unexpected_errors == 1
+    record = EventRecord.get()  # still retried, boundedly, like any failed run
+    assert (record.status, record.attempts) == ("pending", 1)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar, Literal
 
@@ -35,7 +35,6 @@ class ToolContext:
     session_id: int | None = None
     notify: Callable[[dict[str, Any]], Awaitable[Any]] | None = None
     delegate: Callable[[str, int], Awaitable[str]] | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class Tool(ABC):

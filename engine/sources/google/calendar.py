@@ -36,7 +36,7 @@ from typing import Any
 
 from peewee import fn
 
-from engine.clock import utcnow, zone
+from engine.clock import parse_instant, utcnow, zone
 from engine.events import CalendarInfo, Event, Person
 from engine.sources.base import Batch, Source, SourceError
 from engine.sources.google.auth import GoogleApiError, GoogleSession
@@ -265,7 +265,7 @@ def calendar_change(
 ) -> Event | None:
     """One Calendar API event resource as a canonical event (None: nothing to report)."""
     updated_raw = item.get("updated")
-    updated = _parse_instant(updated_raw)
+    updated = parse_instant(updated_raw, naive_zone=UTC)
     version = f"gcal:{item['id']}:{updated_raw or item.get('status', 'unknown')}"
     if item.get("status") == "cancelled":
         if previous is None or previous.calendar is None:
@@ -318,8 +318,8 @@ def calendar_info(item: dict[str, Any], tz: str | None) -> CalendarInfo:
     return CalendarInfo(
         start=event_time(item.get("start"), tz),
         end=event_time(item.get("end"), tz),
-        created=_parse_instant(item.get("created")),
-        updated=_parse_instant(item.get("updated")),
+        created=parse_instant(item.get("created"), naive_zone=UTC),
+        updated=parse_instant(item.get("updated"), naive_zone=UTC),
         recurring=bool(item.get("recurringEventId") or item.get("recurrence")),
         recurrence=list(item.get("recurrence") or []),
         status=item.get("status"),
@@ -368,16 +368,6 @@ def plain_text(description: str | None, limit: int = 4000) -> str:
 
 def _attendees(item: dict[str, Any]) -> list[dict[str, Any]]:
     return [a for a in item.get("attendees", []) if isinstance(a, dict)]
-
-
-def _parse_instant(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def _rfc3339(moment: datetime) -> str:

@@ -18,13 +18,12 @@ import json
 import logging
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
-from email.header import decode_header, make_header
-from email.utils import parseaddr
 from typing import Any
 
-from engine.events import Event, Person
+from engine.events import Event
 from engine.sources.base import Batch, Source
 from engine.sources.google.auth import GoogleApiError, GoogleSession
+from engine.sources.mail.headers import decode_header_value, parse_sender
 
 log = logging.getLogger(__name__)
 
@@ -197,26 +196,6 @@ class GmailSource(Source):
 # conversion ------------------------------------------------------------------------------
 
 
-def decode_words(value: str) -> str:
-    """Decode RFC 2047 encoded-words (``=?UTF-8?B?...?=``); undecodable text stays as is."""
-    if "=?" not in value:
-        return value
-    try:
-        return str(make_header(decode_header(value)))
-    except (ValueError, LookupError, UnicodeError):
-        return value
-
-
-def parse_sender(value: str | None) -> Person | None:
-    if not value:
-        return None
-    name, address = parseaddr(value)
-    name = decode_words(name).strip()
-    if not address or "@" not in address:
-        name, address = decode_words(value).strip(), ""
-    return Person(name=name or None, address=address.lower() or None)
-
-
 def message_event(message: dict[str, Any], account: str) -> Event:
     """A Gmail ``format=metadata`` message as a canonical ``email.received`` event."""
     headers: dict[str, str] = {}
@@ -230,7 +209,7 @@ def message_event(message: dict[str, Any], account: str) -> Event:
         event_type="email.received",
         time=EPOCH + timedelta(milliseconds=int(message["internalDate"])),
         sender=parse_sender(headers.get("from")),
-        subject=decode_words(subject) if subject is not None else None,
+        subject=decode_header_value(subject) if subject is not None else None,
         text=html.unescape(message.get("snippet", "")),
         labels=list(message.get("labelIds", [])),
         headers={k: headers[k.lower()] for k in KEPT_HEADERS if k.lower() in headers},

@@ -31,6 +31,7 @@ from engine.clock import utcnow
 from engine.events import Chat, Event, Person
 from engine.sources.base import Batch, NeedsSignIn, Source, SourceError, TransientError
 from engine.sources.extras import install_hint
+from engine.tasks import one_line
 
 log = logging.getLogger(__name__)
 
@@ -305,11 +306,6 @@ def secure_session_storage(db_path: Path) -> None:
 # --- the source ----------------------------------------------------------------------------
 
 
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
 _LOGOUT_REASONS = {"LOGGED_OUT", "MAIN_DEVICE_GONE", "UNKNOWN_LOGOUT"}
 
 
@@ -455,7 +451,7 @@ class WhatsAppLiveSource(Source):
             try:
                 handler(ev)
             except Exception as exc:  # never let a traceback cross into neonize's thread
-                log.warning("whatsapp-live: could not handle %s: %s", name, _one_line(exc))
+                log.warning("whatsapp-live: could not handle %s: %s", name, one_line(exc))
 
         return call
 
@@ -470,8 +466,8 @@ class WhatsAppLiveSource(Source):
             return
         except Exception as exc:
             if not self._stopping:
-                log.info("whatsapp-live: connection failed: %s", _one_line(exc))
-                self._set_transient(f"WhatsApp connection failed: {_one_line(exc)}")
+                log.info("whatsapp-live: connection failed: %s", one_line(exc))
+                self._set_transient(f"WhatsApp connection failed: {one_line(exc)}")
             return
         if not self._stopping:
             self._set_transient("the WhatsApp connection ended; reconnecting")
@@ -502,7 +498,7 @@ class WhatsAppLiveSource(Source):
             try:
                 me = self._client.get_me()
             except Exception as exc:
-                log.info("whatsapp-live: cannot read the own account: %s", _one_line(exc))
+                log.info("whatsapp-live: cannot read the own account: %s", one_line(exc))
         for field in ("JID", "LID"):
             jid = jid_str(_sub(me, field))
             if jid:
@@ -555,7 +551,7 @@ class WhatsAppLiveSource(Source):
             try:
                 hook(arg)
             except Exception as exc:
-                log.warning("whatsapp-live: %s: %s", failure, _one_line(exc))
+                log.warning("whatsapp-live: %s: %s", failure, one_line(exc))
 
         loop = self._loop
         if loop is not None and not loop.is_closed():
@@ -577,7 +573,7 @@ class WhatsAppLiveSource(Source):
             try:
                 name = _str(_sub(lookup(chat), "GroupName"), "Name") if lookup else ""
             except Exception as exc:
-                log.info("whatsapp-live: no name for group %s: %s", jid, _one_line(exc))
+                log.info("whatsapp-live: no name for group %s: %s", jid, one_line(exc))
                 return None
             if not name:
                 return None

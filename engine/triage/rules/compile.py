@@ -21,31 +21,18 @@ from datetime import datetime, time
 from functools import lru_cache
 from typing import Literal
 
+from engine.clock import CLOCK, DAY_NAMES, rule_clock_time
 from engine.events import Event
 from engine.triage.rules.extract import QUOTED, parse_fragment
 from engine.triage.rules.match import Match, Window
-from engine.triage.rules.parse import ALWAYS, CUSTOM, NEVER, Rule, Section, parse_rules
-from engine.triage.rules.vocab import DAY_NAMES
+from engine.triage.rules.parse import ALWAYS, NEVER, Rule, Section, parse_rules
 
-CLOCK = r"(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?"
 WINDOW = re.compile(rf"\b(?:between|from)\s+{CLOCK}\s*(?:and|to|until|till|-|–)\s*{CLOCK}", re.I)
 AFTER = re.compile(rf"\bafter\s+{CLOCK}(?!\s*(?:minutes|hours|days))", re.I)
 BEFORE = re.compile(rf"\bbefore\s+{CLOCK}(?!\s*(?:minutes|hours|days))", re.I)
 NIGHT = re.compile(r"\b(at night|overnight|during the night|at nighttime)\b", re.I)
 WEEKEND = re.compile(r"\b(?:on\s+)?(?:the\s+)?weekends?\b", re.I)
 WEEKDAYS = re.compile(r"\b(?:on\s+)?(?:weekdays|work ?days|working days)\b", re.I)
-
-SECTIONS = (ALWAYS, NEVER, CUSTOM)
-
-
-def _clock(hour: str, minute: str | None, suffix: str | None) -> time:
-    h, m = int(hour), int(minute or 0)
-    s = (suffix or "").replace(".", "").lower()
-    if s == "pm" and h < 12:
-        h += 12
-    if s == "am" and h == 12:
-        h = 0
-    return time(h % 24, min(m, 59))
 
 
 def find_window(text: str) -> tuple[str, Window | None]:
@@ -66,13 +53,13 @@ def find_window(text: str) -> tuple[str, Window | None]:
     start = end = None
     m = WINDOW.search(text)
     if m:
-        start, end = _clock(*m.group(1, 2, 3)), _clock(*m.group(4, 5, 6))
+        start, end = rule_clock_time(*m.group(1, 2, 3)), rule_clock_time(*m.group(4, 5, 6))
         text = text[: m.start()] + " " + text[m.end() :]
     elif (m := AFTER.search(text)) and not re.search(r"\bstart", text[: m.start()], re.I):
-        start, end = _clock(*m.group(1, 2, 3)), time(0, 0)
+        start, end = rule_clock_time(*m.group(1, 2, 3)), time(0, 0)
         text = text[: m.start()] + " " + text[m.end() :]
     elif (m := BEFORE.search(text)) and not re.search(r"\bstart", text[: m.start()], re.I):
-        start, end = time(0, 0), _clock(*m.group(1, 2, 3))
+        start, end = time(0, 0), rule_clock_time(*m.group(1, 2, 3))
         text = text[: m.start()] + " " + text[m.end() :]
     elif NIGHT.search(text):
         start, end = time(22, 0), time(7, 0)

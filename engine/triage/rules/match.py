@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 
+from engine.clock import in_window
 from engine.events import Event
 from engine.triage.classifier import (
     address_parts,
@@ -30,11 +31,11 @@ class Window:
         day = moment.weekday()
         if self.start == self.end:
             return day in self.days
-        if self.start < self.end:
-            return day in self.days and self.start <= t < self.end
-        if t >= self.start:
-            return day in self.days
-        return t < self.end and (day - 1) % 7 in self.days
+        if not in_window(t, self.start, self.end):
+            return False
+        # the hours after midnight of a wrapping window belong to the day it started
+        after_midnight = self.start > self.end and t < self.end
+        return ((day - 1) % 7 if after_midnight else day) in self.days
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
+from engine.clock import DAY_NAMES
 from engine.triage.classifier import fold
-from engine.triage.rules.vocab import CATEGORY_WORDS, DAY_NAMES, MONTHS, SOURCE_WORDS, STOP
+from engine.triage.rules.vocab import CATEGORY_WORDS, MONTHS, SOURCE_WORDS, STOP
 
 VOCAB = {
     w

@@ -15,8 +15,6 @@ NUMBER_WORDS = {
     "twelve": 12,
 }
 
-DAY_NAMES = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-
 MONTHS = {
     "january",
     "february",

@@ -1,0 +1,223 @@
+"""Notification delivery: from ``notify()`` to the main agent's words in the chat.
+
+``notify()`` commits the notification before returning. The consumer waits for the first
+one, keeps collecting for a 200 ms batch window, appends a synthetic assistant message with a
+completed ``read_notification`` call holding the batch, and resumes the main agent, whose reply
+is what the user sees. Notifications are marked delivered in the same transaction as that
+reply; if the turn fails they stay pending and are retried with backoff (and after repeated
+failures delivered in plain words), so none is ever dropped. A delivery a crash interrupted
+is undone on start and made again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import uuid
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+import jsonschema
+
+from engine.agent.tools.notify import NOTIFICATION_SCHEMA
+from engine.agent.transcript import StoredTranscript
+from engine.bus import EventBus, NotificationQueued, TurnFailed
+from engine.chat.turns import Turns
+from engine.chat.wording import completed_reply, fallback_text
+from engine.clock import parse_instant
+from engine.store import chat
+from engine.store.db import database
+from engine.store.models import ChatMessage, Notification
+from engine.tasks import Periodic, report
+
+log = logging.getLogger(__name__)
+
+BATCH_WINDOW_SECONDS = 0.2
+SYNTHETIC_REASONING = (
+    "The system signaled pending notifications. "
+    "Let me read them and surface anything relevant to the user."
+)
+
+
+class Delivery:
+    def __init__(
+        self,
+        turns: Turns,
+        bus: EventBus,
+        *,
+        batch_window: float = BATCH_WINDOW_SECONDS,
+        retry_delays: tuple[float, ...] = (5.0, 30.0),
+        clock: Callable[[], datetime],
+    ):
+        self.turns = turns
+        self.bus = bus
+        self.retry_delays = retry_delays
+        self.clock = clock
+        self._consumer = Periodic(
+            "chathub-notifications",
+            self._deliver_and_wait,
+            interval=None,  # only when woken: by notify(), or when a retry is due
+            wait_first=True,
+            settle=batch_window,
+            retry_after=retry_delays[-1],
+            logger=log,
+            bus=bus,
+        )
+
+    # lifecycle --------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Recover from a crash mid-delivery, then start the consumer."""
+        self.recover()
+        self._consumer.start()
+        if chat.pending_count():
+            self._consumer.wake()
+
+    async def stop(self) -> None:
+        await self._consumer.stop()
+
+    def recover(self) -> None:
+        """Undo a delivery that a crash interrupted: its synthetic message (and anything after
+        it) goes, its notifications stay pending and are delivered again."""
+        for message_id in chat.interrupted_deliveries():
+            chat.delete_from(message_id)
+
+    # notify -----------------------------------------------------------------------------
+
+    async def notify(
+        self, payload: dict[str, Any], *, reason: str | None = None, rule: str | None = None
+    ) -> Notification | None:
+        """Persist a notification (``notify``'s structure) and wake the consumer. Returns
+        None when the same event was already notified (its ``refs.event_id`` is the key)."""
+        jsonschema.validate(payload, NOTIFICATION_SCHEMA)
+        refs = dict(payload.get("refs") or {})
+        event_id = refs.get("event_id")
+        record = chat.add_notification(
+            dedup_key=str(event_id) if event_id else f"adhoc:{uuid.uuid4()}",
+            event_id=str(event_id) if event_id else None,
+            source=payload["source"],
+            event_type=payload["event_type"],
+            summary=payload["summary"].strip(),
+            event_time=parse_instant(payload.get("event_time")),  # naive: no time
+            refs=refs,
+            reason=reason,
+            rule=rule,
+            created_at=self.clock(),
+        )
+        if record is None:
+            return None
+        self.bus.publish(NotificationQueued(record.id, record.source, record.summary))
+        self._consumer.wake()
+        return record
+
+    def pending_count(self) -> int:
+        return chat.pending_count()
+
+    async def drain(self, timeout: float | None = None) -> bool:
+        """Wait until every pending notification has been delivered (True) or timeout."""
+        deadline = None if timeout is None else asyncio.get_running_loop().time() + timeout
+        while self.pending_count() or self._consumer.busy:
+            if deadline is not None and asyncio.get_running_loop().time() > deadline:
+                return False
+            await asyncio.sleep(0.05)
+        return True
+
+    # the consumer -----------------------------------------------------------------------
+
+    async def _deliver_and_wait(self) -> float | None:
+        """One delivery; returns how long until a retry is due (None: wait for notify)."""
+        await self.deliver_pending()
+        retry_at = chat.next_retry_at()
+        if retry_at is None:
+            return None
+        return max(0.0, (retry_at - self.clock()).total_seconds())
+
+    async def deliver_pending(self) -> ChatMessage | None:
+        batch = chat.due_notifications(self.clock())
+        if not batch:
+            return None
+        session = chat.default_session()
+        async with self.turns.lock(session.id):
+            if max(n.attempts for n in batch) >= len(self.retry_delays) + 1:
+                return self._deliver_plainly(session.id, batch)
+            synthetic = self._append_synthetic(session.id, batch)
+            try:
+                # Only the synthetic message: announcing needs no older context, and small
+                # models would copy their earlier replies.
+                transcript = StoredTranscript(
+                    session.id,
+                    "notification",
+                    reply_meta=_reply_meta(batch),
+                    on_reply=self._mark_delivered(batch),
+                    complete_reply=completed_reply(batch),
+                    window=1,
+                )
+                return await self.turns.run(transcript, delivered=batch)
+            except Exception as exc:
+                chat.delete_from(synthetic.id)
+                error = self._record_failure(batch, exc)
+                self.bus.publish(TurnFailed(session.id, "notification", error))
+                return None
+
+    def _append_synthetic(self, session_id: int, batch: list[Notification]) -> ChatMessage:
+        with database.atomic():
+            msg = chat.add_tool_message(
+                session_id,
+                {"kind": "notification", "notification_ids": [n.id for n in batch]},
+                name="read_notification",
+                arguments={},
+                status="done",
+                result_type="json",
+                result=json.dumps([n.as_payload() for n in batch], ensure_ascii=False),
+                finished_at=self.clock(),
+                is_synthetic=True,
+                reasoning_content=SYNTHETIC_REASONING,
+            )
+            chat.attach([n.id for n in batch], msg.id)
+        return msg
+
+    def _mark_delivered(self, batch: list[Notification]) -> Callable[[ChatMessage], None]:
+        ids = [n.id for n in batch]
+
+        def mark(reply: ChatMessage) -> None:
+            chat.mark_delivered(ids, reply.id, self.clock())
+
+        return mark
+
+    def _deliver_plainly(self, session_id: int, batch: list[Notification]) -> ChatMessage:
+        """Last resort when the model keeps failing: the user still gets every notification."""
+        with database.atomic():
+            reply = chat.add_message(
+                session_id,
+                "assistant",
+                fallback_text(batch),
+                meta={"kind": "notification", "fallback": True, **_reply_meta(batch)},
+            )
+            self._mark_delivered(batch)(reply)
+        self.turns.finished(reply, "notification", batch)
+        return reply
+
+    def _record_failure(self, batch: list[Notification], exc: BaseException) -> str:
+        """Each notification's next try is set back (5 s, then 30 s by default); a failure
+        that is not an expected TicError is a bug and reported as one."""
+        error = report(
+            exc, f"delivering {len(batch)} notification(s) failed", logger=log, bus=self.bus
+        )
+        now = self.clock()
+        for n in batch:
+            delay = self.retry_delays[min(n.attempts, len(self.retry_delays) - 1)]
+            chat.record_attempt(n.id, error, now + timedelta(seconds=delay))
+        return error
+
+
+def _reply_meta(batch: list[Notification]) -> dict[str, Any]:
+    return {
+        "notification_ids": [n.id for n in batch],
+        "sources": sorted({n.source for n in batch}),
+        "why": [
+            {"event_id": n.event_id, "summary": n.summary, "reason": n.reason, "rule": n.rule}
+            for n in batch
+        ],
+    }

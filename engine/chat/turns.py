@@ -1,0 +1,89 @@
+"""Running the main agent on a chat session: one turn at a time per session (user turns and
+notification deliveries never overlap), its tokens and tool calls on the bus, its reply
+announced with the notifications it delivered."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import datetime
+
+from engine.agent.definitions import AgentDefinition, load_agent
+from engine.agent.loop import AgentLoop
+from engine.agent.tools.base import ToolContext
+from engine.agent.transcript import StoredTranscript
+from engine.bus import EventBus, ReplyFinished, ReplyStarted, ReplyToken, ToolCalled
+from engine.chat.wording import sender_of
+from engine.store.models import ChatMessage, Notification
+
+
+class Turns:
+    def __init__(
+        self,
+        loop: AgentLoop,
+        bus: EventBus,
+        *,
+        agent_name: str,
+        clock: Callable[[], datetime],
+    ):
+        self.loop = loop
+        self.bus = bus
+        self.agent_name = agent_name
+        self.clock = clock
+        self._locks: dict[int, asyncio.Lock] = {}
+
+    def lock(self, session_id: int) -> asyncio.Lock:
+        """Held for the whole of a turn on that session."""
+        return self._locks.setdefault(session_id, asyncio.Lock())
+
+    def agent(self) -> AgentDefinition:
+        return load_agent(self.loop.workspace.agents_dir, self.agent_name)
+
+    async def run(
+        self,
+        transcript: StoredTranscript,
+        *,
+        delivered: list[Notification] | None = None,
+        reply_only: bool = False,
+    ) -> ChatMessage:
+        """Run the main agent on the transcript's session as it stands (the caller holds the
+        lock); ``delivered`` are the notifications the reply delivers."""
+        session_id, kind = transcript.session_id, transcript.kind
+        definition = self.agent()
+        ctx = ToolContext(
+            workspace=self.loop.workspace,
+            now=self.clock(),
+            depth=0,
+            agent=definition.name,
+            session_id=session_id,
+        )
+        self.bus.publish(ReplyStarted(session_id, kind))
+        reply: ChatMessage = await self.loop.run(
+            definition,
+            transcript,
+            depth=0,
+            # Event content is untrusted: a turn the user did not start changes nothing.
+            read_only=kind != "user",
+            reply_only=reply_only,
+            context=ctx,
+            on_token=lambda piece: self.bus.publish(ReplyToken(session_id, piece)),
+            on_tool=lambda name, status: self.bus.publish(ToolCalled(session_id, name, status)),
+        )
+        self.finished(reply, kind, delivered or [])
+        return reply
+
+    def finished(self, reply: ChatMessage, kind: str, delivered: list[Notification]) -> None:
+        """Announce a reply (and the notifications it delivered) on the bus."""
+        self.bus.publish(
+            ReplyFinished(
+                session_id=reply.session_id,
+                message_id=reply.id,
+                text=reply.content,
+                kind=kind,
+                notifications=[
+                    dict(n.as_payload(), reason=n.reason, rule=n.rule, sender=sender_of(n))
+                    for n in delivered
+                ],
+                fallback=bool((reply.meta or {}).get("fallback")),
+            )
+        )

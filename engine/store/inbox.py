@@ -1,0 +1,131 @@
+"""The inbox of events: what sources add (``ingest``) and what TIC claims, decides and marks.
+
+An event is ``pending`` until TIC claims it (``processing``, its attempt counted), then
+``done`` with the decision, back to ``pending`` after a failed run, or ``failed`` once its
+attempts are spent (or it no longer parses)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from engine.clock import utcnow
+from engine.events import Event
+from engine.store.db import database
+from engine.store.models import AgentRun, EventRecord
+
+
+def ingest(events: list[Event]) -> int:
+    """Add events to the store in one transaction; ids already there are ignored.
+    Returns how many were new."""
+    added = 0
+    with database.atomic():
+        for event in events:
+            cal = event.calendar
+            rows = (
+                EventRecord.insert(
+                    event_id=event.id,
+                    source=event.source,
+                    event_type=event.event_type,
+                    time=event.time,
+                    sender_name=event.sender.name if event.sender else None,
+                    sender_address=event.sender.address if event.sender else None,
+                    subject=event.subject,
+                    text=event.text,
+                    chat_name=event.chat.name if event.chat else None,
+                    calendar_start=cal.start if cal and cal.start and cal.start.tzinfo else None,
+                    payload=event.to_json(),
+                    ingested_at=utcnow(),
+                )
+                .on_conflict_ignore()
+                .as_rowcount()
+                .execute()
+            )
+            added += rows
+    return added
+
+
+def recover_events() -> int:
+    """Events left 'processing' by a crash go back to pending (their attempt counted)."""
+    query = EventRecord.update(status="pending").where(EventRecord.status == "processing")
+    return int(query.execute())
+
+
+def claim(limit: int) -> list[EventRecord]:
+    """The oldest pending events, at most ``limit``, now 'processing' with an attempt counted."""
+    with database.atomic():
+        batch = list(
+            EventRecord.select()
+            .where(EventRecord.status == "pending")
+            .order_by(EventRecord.time, EventRecord.id)
+            .limit(limit)
+        )
+        if batch:
+            EventRecord.update(status="processing", attempts=EventRecord.attempts + 1).where(
+                EventRecord.id.in_([r.id for r in batch])
+            ).execute()
+    return batch
+
+
+def mark_done(
+    record: EventRecord, now: datetime, notify: bool, reason: str, rule: str | None
+) -> None:
+    """The event is decided (the caller holds the transaction that also closes the run)."""
+    EventRecord.update(
+        status="done",
+        processed_at=now,
+        last_error=None,
+        decision_notify=notify,
+        decision_reason=reason,
+        decision_rule=rule,
+    ).where(EventRecord.id == record.id).execute()
+
+
+def release(ids: Iterable[int], error: str, max_attempts: int) -> int:
+    """After a failed run: events with attempts left go back to pending, the others are
+    marked failed. Returns how many failed for good."""
+    ids = list(ids)
+    EventRecord.update(status="pending", last_error=error).where(
+        EventRecord.id.in_(ids) & (EventRecord.attempts < max_attempts)
+    ).execute()
+    failed = EventRecord.update(status="failed", last_error=error).where(
+        EventRecord.id.in_(ids) & (EventRecord.attempts >= max_attempts)
+    )
+    return int(failed.execute())
+
+
+def set_aside(record: EventRecord, reason: str) -> None:
+    """An event that cannot be handled at all (it no longer parses) fails with the reason."""
+    EventRecord.update(status="failed", last_error=reason).where(
+        EventRecord.id == record.id
+    ).execute()
+
+
+def start_run(agent: str, events: int, now: datetime) -> AgentRun:
+    return AgentRun.create(agent=agent, events_in=events, started_at=now)
+
+
+def finish_run(run: AgentRun, now: datetime, notified: int, error: str | None = None) -> None:
+    run.status = "error" if error else "ok"
+    run.ended_at, run.notifications_out, run.error = now, notified, error
+    run.save()
+
+
+def stored_event(event_id: str) -> Event | None:
+    row = EventRecord.get_or_none(EventRecord.event_id == event_id)
+    return Event.model_validate_json(row.payload) if row is not None else None
+
+
+def event_sender(event_id: str) -> str | None:
+    """Who a stored event came from: the sender's name or address, else its chat's name."""
+    row = (
+        EventRecord.select(
+            EventRecord.sender_name, EventRecord.sender_address, EventRecord.chat_name
+        )
+        .where(EventRecord.event_id == event_id)
+        .first()
+    )
+    if row is None:
+        return None
+    name: str | None = row.sender_name or row.sender_address or row.chat_name
+    return name

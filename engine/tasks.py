@@ -1,0 +1,190 @@
+"""Background work on the event loop, and the one error policy for it.
+
+- :class:`Periodic`: a named loop that runs a step now and then every N seconds, sooner when
+  woken; a step may ask for another delay (a backoff), the interval may change, and ``stop``
+  ends it cleanly.
+- :class:`TaskSet`: named one-off tasks held by strong references until they end.
+- :func:`report`: a :class:`~engine.errors.TicError` is expected and logged in one line;
+  anything else is a bug, logged with its traceback and published as
+  :class:`~engine.bus.UnexpectedError` (the engine counts those), so a programming error can
+  never pass for "the model failed".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Coroutine
+from functools import partial
+from typing import Any
+
+from engine.bus import EventBus, UnexpectedError
+from engine.errors import TicError
+
+log = logging.getLogger(__name__)
+
+Step = Callable[[], Awaitable[float | None]]
+
+
+def first_line(text: str) -> str:
+    """The first non-blank line of ``text`` ("" when there is none)."""
+    lines = text.strip().splitlines()
+    return lines[0].strip() if lines else ""
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception in one line: the first line of its message, else its type's name."""
+    return first_line(str(exc)) or type(exc).__name__
+
+
+def report(
+    exc: BaseException,
+    what: str,
+    *,
+    logger: logging.Logger = log,
+    bus: EventBus | None = None,
+    expected_level: int = logging.WARNING,
+) -> str:
+    """Log ``exc`` by the error policy (``what`` says what failed); returns its one line."""
+    line = one_line(exc)
+    if isinstance(exc, TicError):
+        logger.log(expected_level, "%s: %s", what, line)
+        return line
+    logger.error("%s: %s", what, line, exc_info=exc)
+    if bus is not None:
+        bus.publish(UnexpectedError(what, f"{type(exc).__name__}: {line}"))
+    return line
+
+
+class Periodic:
+    """A named background loop around ``step``.
+
+    ``step`` runs at start (or, with ``wait_first``, at the first wake-up), then again after
+    ``interval`` seconds or as soon as :meth:`wake` is called; ``interval`` None means "only
+    when woken". A step returning a number waits that long instead (a backoff or a retry
+    time). ``settle`` waits a moment after each wake-up so that wake-ups arriving together
+    make one run (a batch window). A step that raises is reported (:func:`report`) and run
+    again after ``retry_after`` seconds (default: the interval).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        step: Step,
+        *,
+        interval: float | None,
+        wait_first: bool = False,
+        settle: float = 0.0,
+        retry_after: float | None = None,
+        logger: logging.Logger = log,
+        bus: EventBus | None = None,
+    ):
+        self.name, self._step, self._interval = name, step, interval
+        self._wait_first, self._settle, self._retry_after = wait_first, settle, retry_after
+        self._report = partial(report, logger=logger, bus=bus)
+        self._woken = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self.busy = False
+
+    @property
+    def interval(self) -> float | None:
+        return self._interval
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name=self.name)
+
+    def wake(self) -> None:
+        """Run the step as soon as the one running (if any) is done."""
+        self._woken.set()
+
+    def set_interval(self, seconds: float | None) -> None:
+        """Use a new interval from now on (a running loop wakes to apply it)."""
+        self._interval = seconds
+        if self.running:
+            self.wake()
+
+    def cancel(self) -> None:
+        """Stop without waiting (``stop`` waits)."""
+        if self._task is not None:
+            self._task.cancel()
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _run(self) -> None:
+        if self._wait_first:
+            await self._sleep(self._interval)
+        while True:
+            if self._settle:
+                await asyncio.sleep(self._settle)
+            self._woken.clear()  # a wake-up during the step runs it again right after
+            self.busy = True
+            try:
+                delay = await self._step()
+            except Exception as exc:
+                self._report(exc, f"{self.name} failed")
+                delay = self._retry_after
+            finally:
+                self.busy = False
+            await self._sleep(self._interval if delay is None else delay)
+
+    async def _sleep(self, seconds: float | None) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._woken.wait(), timeout=seconds)
+
+
+class TaskSet:
+    """Named one-off tasks, referenced until they end (asyncio keeps only weak ones). A task
+    that fails is reported (:func:`report`); an unexpected failure also goes to
+    ``on_unexpected`` (the desktop shows it)."""
+
+    def __init__(
+        self,
+        *,
+        logger: logging.Logger = log,
+        bus: EventBus | None = None,
+        on_unexpected: Callable[[BaseException], None] | None = None,
+    ):
+        self._report = partial(report, logger=logger, bus=bus)
+        self._on_unexpected = on_unexpected
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+    def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
+        task = asyncio.get_running_loop().create_task(coro, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+        return task
+
+    def cancel(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+
+    async def stop(self) -> None:
+        """Cancel every task and wait until they have ended."""
+        tasks = list(self._tasks)
+        self.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if exc is None:
+            return
+        self._report(exc, f"task {task.get_name()} failed")
+        if self._on_unexpected is not None and not isinstance(exc, TicError):
+            self._on_unexpected(exc)
