@@ -17,8 +17,10 @@ from typing import Any
 
 os.environ.setdefault("QT_API", "pyside6")
 
+from desktop import welcome
 from desktop.gc_guard import MainThreadCollector
 from desktop.qt import QtCore, QtWidgets
+from desktop.xdg import APP_ID
 from engine import ipc
 from engine.bus import ReplyFinished, TickFinished, TurnFailed
 from engine.core import Engine, load_model_or_stand_in
@@ -62,6 +64,7 @@ class DesktopApp(QtCore.QObject):
         self._tasks: set[asyncio.Task[Any]] = set()
         self.toast_channels: list[str] = []
         self.model_error: str | None = None
+        self.model_ready = False  # loaded, or given up on (model_error says why)
         self.account_problem: str | None = None
         self.base_status = ""  # what the chat's status line shows when nothing is going on
 
@@ -97,6 +100,9 @@ class DesktopApp(QtCore.QObject):
         self.bridge = EngineBridge(self.engine.bus, self)
         self.chat = ChatWindow()
         self.chat.load_history(history_rows(200))
+        self.first_start = welcome.is_first_start(self.workspace)
+        if self.first_start:
+            self.chat.pin_welcome()
         self.chat.installEventFilter(self)
         self.tray = TrayController(self)
         self.chat.setWindowIcon(self.tray.app_icon())
@@ -111,18 +117,30 @@ class DesktopApp(QtCore.QObject):
         await self.ipc.start()
         self.tray.show()
         self._pause_sync = QtCore.QTimer(self)
-        self._pause_sync.timeout.connect(lambda: self.tray.set_paused(self.notifier.paused))
+        self._pause_sync.timeout.connect(
+            lambda: self.tray.set_paused(self.notifier.paused, self.notifier.paused_until)
+        )
         self._pause_sync.start(30_000)
         if not self.tray.available:
             self.base_status = "No system tray here: TIC runs in this window (closing it quits)."
             self.chat.set_status(self.base_status, False)
             self.chat.show()
+        if self.first_start:
+            self.show_chat()  # once: the welcome says what TIC is and how to start
+            self._remember_first_start()
         await self.engine.start(schedule=True)
         self._watch_accounts()
         if self.model_error:
             self.tray.set_state("error", self.model_error)
+            self.model_ready = True
         else:
             self.spawn(self._load_model(), "load-model")
+
+    def _remember_first_start(self) -> None:
+        try:
+            welcome.remember_first_start(self.workspace)
+        except OSError as exc:
+            log.warning("cannot remember that the welcome was shown: %s", exc)
 
     def _wire(self) -> None:
         b, chat, tray = self.bridge, self.chat, self.tray
@@ -137,11 +155,13 @@ class DesktopApp(QtCore.QObject):
         b.tickStarted.connect(lambda _ev: tray.set_state("checking"))
         b.tickFinished.connect(self._on_tick_finished)
         chat.sendRequested.connect(self._on_send)
+        chat.welcomeLinkActivated.connect(self._on_welcome_link)
         tray.openChat.connect(self.show_chat)
         tray.checkNow.connect(lambda: self.spawn(self.check_now(), "check-now"))
         tray.pauseRequested.connect(self._pause)
         tray.resumeRequested.connect(self._resume)
         tray.openSettings.connect(self.open_settings)
+        tray.editRules.connect(self.edit_rules)
         tray.quitRequested.connect(self.quit_requested.set)
         self.notifier.openRequested.connect(self.show_chat_at)
         self.notifier.muteRequested.connect(
@@ -168,6 +188,7 @@ class DesktopApp(QtCore.QObject):
             self.tray.set_state("idle")
 
     async def _load_model(self) -> None:
+        self.model_ready = False
         self.chat.set_status(f"Loading model {self.engine.model.name}…", True)
         try:
             await self.engine.model.load()
@@ -176,6 +197,8 @@ class DesktopApp(QtCore.QObject):
             self.tray.set_state("error", str(exc))
             self.chat.set_status(str(exc), False)
             return
+        finally:
+            self.model_ready = True
         self.chat.set_status(self.base_status, False)
 
     # reactions --------------------------------------------------------------------------
@@ -217,7 +240,7 @@ class DesktopApp(QtCore.QObject):
 
     def _pause(self, until: datetime | None) -> None:
         self.notifier.pause(until)
-        self.tray.set_paused(True)
+        self.tray.set_paused(True, until)
 
     def _resume(self) -> None:
         self.notifier.resume()
@@ -245,13 +268,44 @@ class DesktopApp(QtCore.QObject):
             "error": result.error,
         }
 
-    def open_settings(self) -> None:
+    def _on_welcome_link(self, link: str) -> None:
+        if link == welcome.ACCOUNTS_LINK:
+            self.open_settings(accounts=True)
+        elif link == welcome.RULES_LINK:
+            self.edit_rules()
+
+    def edit_rules(self) -> None:
+        """Open data/notifications.md in the user's editor; if none opens, say where it is."""
+        from desktop.rules_editor import open_rules_file
+
+        self.workspace.ensure()  # recreates the file from the template if it was deleted
+        error = open_rules_file(self.workspace.rules_file)
+        if error is None:
+            return
+        log.info("%s", error)
+        box = QtWidgets.QMessageBox()
+        box.setIcon(QtWidgets.QMessageBox.Icon.Information)
+        box.setWindowTitle("Notification rules")
+        box.setText(error)
+        box.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        box.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.show()
+        self._rules_box = box
+
+    def open_settings(self, accounts: bool = False) -> None:
         from desktop.accounts_page import AccountsPage
         from desktop.settings_dialog import SettingsDialog
 
         accounts_page = AccountsPage(self.engine, self.spawn)
         accounts_page.refreshed.connect(self.check_accounts)
-        dialog = SettingsDialog(self.engine.settings, parent=None, accounts_page=accounts_page)
+        dialog = SettingsDialog(
+            self.engine.settings,
+            parent=None,
+            accounts_page=accounts_page,
+            rules_file=self.workspace.rules_file,
+        )
+        if accounts:
+            dialog.tabs.setCurrentWidget(accounts_page)
         dialog.settingsAccepted.connect(
             lambda new: self.spawn(self.apply_settings(new), "apply-settings")
         )
@@ -262,6 +316,7 @@ class DesktopApp(QtCore.QObject):
 
     async def apply_settings(self, new: Settings) -> None:
         from desktop.autostart import set_start_on_login
+        from desktop.xdg import launch_command
 
         old = self.engine.settings
         # Accounts are saved as they are connected; keep them, not the dialog's stale copy.
@@ -272,7 +327,7 @@ class DesktopApp(QtCore.QObject):
         self.notifier.set_quiet_hours(_hhmm(new.quiet_hours_start), _hhmm(new.quiet_hours_end))
         if new.start_on_login != old.start_on_login:
             try:
-                set_start_on_login(new.start_on_login, [sys.executable, "-m", "engine"])
+                set_start_on_login(new.start_on_login, launch_command())
             except Exception as exc:
                 self.chat.set_status(f"Start on login: {exc}", False)
         if new.model_path != old.model_path:
@@ -331,7 +386,10 @@ class DesktopApp(QtCore.QObject):
             "toasts": list(self.toast_channels),
             "messages": self.chat.message_ids(),
             "model_error": self.model_error,
+            "model_ready": self.model_ready,
             "chat_status": self.chat.status_text(),
+            "first_start": self.first_start,
+            "welcome_visible": self.chat.welcome_visible(),
         }
 
     # quit -------------------------------------------------------------------------------
@@ -383,8 +441,9 @@ def main(home: Path | None = None, model_path: str | None = None, verbose: bool 
     log_path = setup_logging(workspace, verbose)
     import qasync
 
-    qapp = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
+    qapp = QtWidgets.QApplication.instance() or QtWidgets.QApplication([APP_ID])
     qapp.setApplicationName("TIC")
+    qapp.setDesktopFileName(APP_ID)  # the menu entry: its icon and name on Wayland
     qapp.setQuitOnLastWindowClosed(False)
     loop = qasync.QEventLoop(qapp)
     asyncio.set_event_loop(loop)

@@ -7,6 +7,7 @@ import asyncio
 import importlib
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from datetime import datetime
@@ -44,6 +45,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--model", help="GGUF model file to run")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what happens")
+    entry = parser.add_mutually_exclusive_group()
+    entry.add_argument(
+        "--install-desktop-entry",
+        action="store_true",
+        help="add the app to the desktop's application menu (a .desktop file and an icon)",
+    )
+    entry.add_argument(
+        "--uninstall-desktop-entry",
+        action="store_true",
+        help="remove it from the application menu again",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("ingest", help="add canonical events (JSON Lines) to the store")
@@ -102,6 +114,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(levelname)s %(name)s: %(message)s",
     )
     try:
+        if args.install_desktop_entry or args.uninstall_desktop_entry:
+            return run_menu_entry(args)
         if args.command is None:
             return run_desktop(args)
         return asyncio.run(dispatch(args))
@@ -139,12 +153,27 @@ async def dispatch(args: argparse.Namespace) -> int:
 
 
 def run_desktop(args: argparse.Namespace) -> int:
-    """The tray app lives in the ``desktop`` package (the only Qt code), loaded on demand."""
+    """The tray app lives in the ``desktop`` package (the only Qt code), loaded on demand.
+    Where Qt cannot start it would abort with a core dump: say why in one line instead."""
+    try:
+        problem = importlib.import_module("desktop.preflight").startup_problem()
+    except ImportError:
+        problem = None
+    if problem is not None:
+        print(f"tic-desktop: cannot start the desktop app: {problem}", file=sys.stderr)
+        return 2
     try:
         desktop_app = importlib.import_module("desktop.app")
     except ImportError as exc:
         raise TicError(f"the desktop app cannot start: {exc} (pip install -e .)") from None
     return int(desktop_app.main(args.home, args.model, args.verbose))
+
+
+def run_menu_entry(args: argparse.Namespace) -> int:
+    """The app in the desktop's menu, launching this install (on --home / TIC_HOME if set)."""
+    home = args.home or (default_home() if os.environ.get("TIC_HOME") else None)
+    menu_entry = importlib.import_module("desktop.menu_entry")
+    return int(menu_entry.run(install_entry=args.install_desktop_entry, home=home))
 
 
 def cmd_ingest(workspace: Workspace, file: Path) -> int:
