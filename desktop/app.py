@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import logging.handlers
 import os
 import sys
 import traceback
@@ -27,24 +26,13 @@ from engine.core import Engine, load_model_or_stand_in
 from engine.errors import ModelError, TicError
 from engine.events import parse_event
 from engine.history import history_rows
+from engine.logsetup import setup_logging
 from engine.settings import Settings
 from engine.tic import ingest
 from engine.workspace import Workspace
 
 log = logging.getLogger("desktop")
 ACCOUNT_CHECK_MS = 30_000  # how often the tray looks for accounts that need signing in again
-
-
-def setup_logging(workspace: Workspace, verbose: bool = False) -> Path:
-    path = workspace.logs_dir / "tic.log"
-    handler = logging.handlers.RotatingFileHandler(
-        path, maxBytes=1_000_000, backupCount=5, encoding="utf-8"
-    )
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    root.addHandler(handler)
-    root.setLevel(logging.DEBUG if verbose else logging.INFO)
-    return path
 
 
 def _hhmm(value: str | None) -> time | None:

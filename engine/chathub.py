@@ -353,7 +353,9 @@ class ChatHub:
             reply_only=reply_only,
             context=ctx,
             on_token=lambda piece: self.bus.publish(ReplyToken(session_id, piece)),
-            on_tool=lambda name, status: self.bus.publish(ToolCalled(session_id, name, status)),
+            on_tool=lambda name, status, args: self.bus.publish(
+                ToolCalled(session_id, name, status, args)
+            ),
         )
         self._publish_finished(reply, kind, batch or [])
         return reply
@@ -457,7 +459,7 @@ class ChatHub:
                 result=result,
                 finished_at=self.clock(),
             )
-        self.bus.publish(ToolCalled(session_id, name, status))
+        self.bus.publish(ToolCalled(session_id, name, status, args))
         return result
 
     async def send(self, text: str, session_id: int | None = None) -> ChatMessage:

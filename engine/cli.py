@@ -9,13 +9,14 @@ import json
 import logging
 import os
 import sys
+import traceback
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engine import ipc
-from engine.bus import ReplyFinished, ReplyStarted, ReplyToken, TurnFailed
+from engine import ipc, logsetup
+from engine.chatconsole import ChatConsole
 from engine.clock import utcnow
 from engine.errors import InputError, TicError
 from engine.events import read_events
@@ -23,6 +24,8 @@ from engine.settings import Settings
 from engine.workspace import Workspace, default_home
 
 log = logging.getLogger("tic")
+
+EMPTY_HISTORY = "No messages yet. TIC's notifications and your chats appear here."
 
 EPILOG = """\
 workspace: %(home)s (set TIC_HOME or --home to use another)
@@ -73,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
         "history", help="show the chat history, with synthetic messages and tool calls"
     )
     p.add_argument("--json", action="store_true", help="one JSON object per message")
-    p.add_argument("--limit", type=int, default=50, help="last N messages (default 50)")
+    p.add_argument("--limit", type=_positive, default=50, help="last N messages (default 50)")
 
     p = sub.add_parser(
         "triage",
@@ -106,13 +109,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _positive(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {number}")
+    return number
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
+    logsetup.setup_console(args.verbose)
     try:
         if args.install_desktop_entry or args.uninstall_desktop_entry:
             return run_menu_entry(args)
@@ -120,16 +127,40 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_desktop(args)
         return asyncio.run(dispatch(args))
     except InputError as exc:
-        print(f"tic: error: {exc}", file=sys.stderr)
-        return 2
+        return _failed(args.command, exc, 2)
     except TicError as exc:
-        print(f"tic: error: {exc}", file=sys.stderr)
-        return 1
+        return _failed(args.command, exc, 1)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # e.g. `tic history | head`
         sys.stderr.close()
         return 0
+    except Exception as exc:
+        return _crashed(exc, args.verbose)
+    finally:
+        logsetup.teardown_logging()
+
+
+def _failed(command: str | None, exc: TicError, code: int) -> int:
+    """An expected error: one line on the terminal, the same line in the log."""
+    log.error("tic %s failed: %s", command or "app", exc, extra=logsetup.FILE_ONLY)
+    print(f"tic: error: {exc}", file=sys.stderr)
+    return code
+
+
+def _crashed(exc: Exception, verbose: bool) -> int:
+    """A bug: the traceback goes to the log, the terminal gets one line saying where."""
+    log.error("unexpected error", exc_info=exc, extra=logsetup.FILE_ONLY)
+    where = logsetup.current_log_file()
+    if where is not None:
+        hint = f"details in {where}"
+    elif verbose:  # no log file here (triage, eval without a workspace): show it all
+        traceback.print_exception(exc, file=sys.stderr)
+        hint = "the traceback is above"
+    else:
+        hint = "run with -v for the details"
+    print(f"tic: unexpected error: {type(exc).__name__}: {exc} ({hint})", file=sys.stderr)
+    return 1
 
 
 async def dispatch(args: argparse.Namespace) -> int:
@@ -139,6 +170,8 @@ async def dispatch(args: argparse.Namespace) -> int:
     if command == "eval":
         return await cmd_eval(args)
     workspace = Workspace.open(args.home)
+    logsetup.setup_logging(workspace)
+    log.info("tic %s (workspace %s)", command, workspace.root)
     if command == "ingest":
         return cmd_ingest(workspace, args.file)
     if command == "tick" and ipc.app_running(workspace):
@@ -150,6 +183,13 @@ async def dispatch(args: argparse.Namespace) -> int:
     if command == "chat":
         return await cmd_chat(workspace, args.model)
     raise TicError(f"unknown command {command}")
+
+
+def _log_if_kept(workspace: Workspace, command: str) -> None:
+    """triage and eval create no workspace, but log into one that already exists."""
+    if workspace.logs_dir.is_dir():
+        logsetup.setup_logging(workspace)
+        log.info("tic %s (workspace %s)", command, workspace.root)
 
 
 def run_desktop(args: argparse.Namespace) -> int:
@@ -208,39 +248,6 @@ def _engine(workspace: Workspace, model_path: str | None) -> Any:
     return Engine(workspace, settings, load_model(workspace, settings, model_path))
 
 
-def _printer(stream_tokens: bool) -> Any:
-    streamed: list[str] = []
-    started = [False]
-
-    def show(event: Any) -> None:
-        if isinstance(event, ReplyStarted) and stream_tokens:
-            streamed.clear()
-            started[0] = True
-            label = "assistant (notification)" if event.kind == "notification" else "assistant"
-            print(f"\n{label}: ", end="", flush=True)
-        elif isinstance(event, ReplyToken) and stream_tokens:
-            streamed.append(event.text)
-            print(event.text, end="", flush=True)
-        elif isinstance(event, ReplyFinished):
-            if not stream_tokens:
-                print(f"assistant: {event.text}")
-                return
-            said = "".join(streamed).strip()
-            rest = event.text[len(said) :] if event.text.startswith(said) and said else ""
-            if not said:  # nothing was streamed (e.g. plain wording): show it all
-                print(f"\nassistant: {event.text}")
-            elif rest.strip():
-                print(rest.rstrip())
-            else:
-                print()
-            started[0] = False
-            streamed.clear()
-        elif isinstance(event, TurnFailed):
-            print(f"\n[{event.kind} turn failed: {event.error}]", file=sys.stderr)
-
-    return show
-
-
 def handover_tick(workspace: Workspace) -> int:
     """The app is running: it runs the tick, so its toasts show on the desktop."""
     answer = ipc.request(workspace, {"cmd": "tick"})
@@ -259,7 +266,7 @@ def handover_tick(workspace: Workspace) -> int:
 
 async def cmd_tick(workspace: Workspace, model_path: str | None) -> int:
     engine = _engine(workspace, model_path)
-    engine.bus.subscribe(_printer(stream_tokens=False))
+    engine.bus.subscribe(ChatConsole(sys.stdout, sys.stderr).on_event)
     try:
         await engine.start(schedule=False)
         result = await engine.tic.tick()
@@ -280,32 +287,37 @@ async def cmd_tick(workspace: Workspace, model_path: str | None) -> int:
 
 async def cmd_chat(workspace: Workspace, model_path: str | None) -> int:
     engine = _engine(workspace, model_path)
-    engine.bus.subscribe(_printer(stream_tokens=True))
-    loop = asyncio.get_running_loop()
-    await engine.start(schedule=True)
-    print("TIC chat: type a message; /tick checks now, /quit leaves.")
-    try:
-        while True:
-            try:
-                line = await loop.run_in_executor(None, input, "> ")
-            except EOFError:
-                break
-            text = line.strip()
-            if not text:
-                continue
-            if text in ("/quit", "/exit"):
-                break
-            if text == "/tick":
-                result = await engine.tic.tick()
-                print(f"checked {result.events} event(s), notified {result.notified}")
-                continue
-            try:
-                await engine.hub.send(text)
-            except TicError as exc:
-                print(f"tic: error: {exc}", file=sys.stderr)
-    finally:
-        await engine.stop()
+    with ChatConsole.for_terminal().session() as console:
+        unsubscribe = engine.bus.subscribe(console.on_event)
+        await engine.start(schedule=True)
+        console.say("TIC chat: type a message; /tick checks now, /quit leaves.")
+        try:
+            await _chat_loop(engine, console)
+        finally:
+            await engine.stop()
+            unsubscribe()
     return 0
+
+
+async def _chat_loop(engine: Any, console: ChatConsole) -> None:
+    while True:
+        try:
+            line = await console.next_line()
+        except EOFError:
+            return
+        text = line.strip()
+        if not text:
+            continue
+        if text in ("/quit", "/exit"):
+            return
+        if text == "/tick":
+            result = await engine.tic.tick()
+            console.say(f"checked {result.events} event(s), notified {result.notified}")
+            continue
+        try:
+            await engine.hub.send(text)
+        except TicError as exc:
+            console.say(f"tic: error: {exc}", error=True)
 
 
 def cmd_history(workspace: Workspace, *, as_json: bool, limit: int) -> int:
@@ -317,6 +329,9 @@ def cmd_history(workspace: Workspace, *, as_json: bool, limit: int) -> int:
         rows = history_rows(limit)
     finally:
         close_database()
+    if not rows and not as_json:  # --json stays empty: nothing for a program to read
+        print(EMPTY_HISTORY)
+        return 0
     for row in rows:
         if as_json:
             print(json.dumps(row, ensure_ascii=False))
@@ -357,6 +372,7 @@ async def cmd_triage(args: argparse.Namespace) -> int:
         if now.tzinfo is None:
             raise InputError("--now needs a UTC offset, e.g. 2026-11-10T08:00:00+00:00")
     workspace = Workspace(args.home or default_home())
+    _log_if_kept(workspace, args.command)
     settings = Settings.load(workspace.settings_file)
     model = load_model(workspace, settings, args.model)
     try:
@@ -376,6 +392,7 @@ async def cmd_eval(args: argparse.Namespace) -> int:
     cases = read_cases(args.cases)
     rules_dir = args.rules_dir or args.cases.parent
     workspace = Workspace(args.home or default_home())
+    _log_if_kept(workspace, args.command)
     model = load_model(workspace, Settings.load(workspace.settings_file), args.model)
     try:
         report = await evaluate(cases, rules_dir, TriageDecider(model, workspace))
