@@ -1,4 +1,6 @@
-"""The ``tic`` command line. Each subcommand owns a plain asyncio loop; errors are one line."""
+"""The ``tic-desktop`` command line. Each subcommand owns a plain asyncio loop; errors are one line.
+
+``tic`` is its old name, kept as an alias: ncurses' terminfo compiler is also called ``tic``."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from engine.settings import Settings
 from engine.workspace import Workspace, default_home
 
 log = logging.getLogger("tic")
+PROG = "tic-desktop"
 
 EPILOG = """\
 workspace: %(home)s (set TIC_HOME or --home to use another)
@@ -31,7 +34,7 @@ model: --model PATH, the "model_path" setting, the first *.gguf in the workspace
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="tic",
+        prog=PROG,
         description="TIC Desktop: a local assistant that tells you only what matters. "
         "With no command it starts the desktop app.",
         epilog=EPILOG % {"home": default_home()},
@@ -106,14 +109,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_desktop(args)
         return asyncio.run(dispatch(args))
     except InputError as exc:
-        print(f"tic: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
     except TicError as exc:
-        print(f"tic: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:  # e.g. `tic history | head`
+    except BrokenPipeError:  # e.g. `tic-desktop history | head`
         sys.stderr.close()
         return 0
 
@@ -241,7 +244,7 @@ async def cmd_tick(workspace: Workspace, model_path: str | None) -> int:
         f"TIC checked {result.events} event(s), notified {result.notified}"
         + (f", failed: {result.error}" if result.error else "")
         + (
-            f"; {result.failed} event(s) given up on (see tic history / the log)"
+            f"; {result.failed} event(s) given up on (see tic-desktop history / the log)"
             if result.failed
             else ""
         )
@@ -273,7 +276,7 @@ async def cmd_chat(workspace: Workspace, model_path: str | None) -> int:
             try:
                 await engine.hub.send(text)
             except TicError as exc:
-                print(f"tic: error: {exc}", file=sys.stderr)
+                print(f"{PROG}: error: {exc}", file=sys.stderr)
     finally:
         await engine.stop()
     return 0

@@ -75,12 +75,15 @@ def test_a_missing_or_bogus_model_is_one_clear_line(tmp_path):
         home=tmp_path,
     )
     assert missing.returncode == 1
-    assert missing.stderr.strip() == f"tic: error: model file not found: {tmp_path / 'none.gguf'}"
+    assert (
+        missing.stderr.strip()
+        == f"tic-desktop: error: model file not found: {tmp_path / 'none.gguf'}"
+    )
     bogus = tmp_path / "bogus.gguf"
     bogus.write_bytes(b"this is not a model")
     out = run_tic("--model", str(bogus), "tick", home=tmp_path / "home")
     assert out.returncode == 1
-    assert out.stderr.strip() == f"tic: error: not a GGUF model file: {bogus}"
+    assert out.stderr.strip() == f"tic-desktop: error: not a GGUF model file: {bogus}"
 
 
 def test_history_on_a_fresh_workspace_is_empty(tmp_path):
