@@ -2,9 +2,9 @@
 
     python .ci/plain_install_check.py                  # import every module of engine/, desktop/
     python .ci/plain_install_check.py --block-extras   # the same with the extras made unimportable
-    python .ci/plain_install_check.py --plain --tray   # CI: no extra may be installed; then start
-                                                       # the tray app under Xvfb until its icon
-                                                       # is embedded, and quit it
+    python .ci/plain_install_check.py --plain --tray   # CI: no extra installed, the commands
+                                                       # there; then start the tray app under
+                                                       # Xvfb until its icon is embedded, quit it
 
 Run it with the Python of the install under test. Exit 0 when all is well; otherwise one line
 per failure on stderr and exit 1. The tray check needs Xvfb, dbus-daemon, trayer and xdotool.
@@ -29,6 +29,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("engine", "desktop")
+SCRIPTS = ("tic-desktop", "tic-desktop-gui", "tic")  # pyproject's entry points
 APP_START_TIMEOUT = 120.0
 QUIT_TIMEOUT = 60.0
 
@@ -174,6 +175,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.meta_path.insert(0, BlockModules(extra_modules()))
     if args.plain and (present := installed_extras()):
         failures.append(f"not a plain install: {', '.join(present)} installed")
+    if args.plain:
+        bin_dir = Path(sys.executable).parent
+        failures += [f"no {s} command in {bin_dir}" for s in SCRIPTS if not (bin_dir / s).exists()]
     failures += import_all()
     if not failures:
         print(f"imported {len(all_modules())} modules of {', '.join(PACKAGES)}")
