@@ -23,7 +23,7 @@ from engine.rules import parse_rules
 from engine.triage import TriageDecider, describe_event, grammar_safe, rule_choice_schema
 from engine.workspace import Workspace
 
-DEV = Path(__file__).resolve().parents[2] / "shared" / "triage-dev"
+DEV = Path(__file__).resolve().parents[1] / "tests" / "triage" / "dev"
 
 
 def load_groups() -> list[tuple[str, object, list]]:

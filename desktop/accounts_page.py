@@ -20,7 +20,7 @@ from desktop.dialogs import FittedDialog
 from desktop.qr import qr_presenter
 from desktop.qt import Qt, QtCore, QtGui, QtWidgets, Signal, Slot
 from desktop.settings_dialog import ERROR_COLOR, _Form, _hint, _message_label, _show_message
-from engine import accounts
+from engine import accounts, extras
 from engine.accounts import LABELS, AccountConfig, AccountState
 from engine.core import Engine
 from engine.errors import TicError
@@ -718,6 +718,10 @@ class AccountsPage(QtWidgets.QWidget):
 
     async def accept_whatsapp_live(self) -> str | None:
         """After the warning was accepted: link this computer (a QR code window opens)."""
+        hint = extras.missing("neonize")
+        if hint is not None:  # the whatsapp extra is not installed: say so, save nothing
+            self._show_status(hint)
+            return hint
         self.engine.on_whatsapp_qr = self.qr.show
         old = self._config("whatsapp-live:default")
         options = {

@@ -1,5 +1,5 @@
-"""The tray app. ``tic`` with no arguments lands here: one instance per user, the engine on a
-qasync loop inside a PySide6 application, the bus adapted to Qt signals."""
+"""The tray app. ``tic-desktop`` with no arguments lands here: one instance per user, the
+engine on a qasync loop inside a PySide6 application, the bus adapted to Qt signals."""
 
 from __future__ import annotations
 
@@ -447,7 +447,7 @@ def main(home: Path | None = None, model_path: str | None = None, verbose: bool 
         try:
             loop.run_until_complete(app.run())
         except TicError as exc:
-            print(f"tic: error: {exc}", file=sys.stderr)
+            print(f"tic-desktop: error: {exc}", file=sys.stderr)
             return 1
     collector.stop()
     log.info("TIC quit cleanly")

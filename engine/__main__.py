@@ -1,4 +1,4 @@
-"""``python -m engine`` runs the ``tic`` command line."""
+"""``python -m engine`` runs the ``tic-desktop`` command line."""
 
 import sys
 

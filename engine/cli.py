@@ -1,4 +1,6 @@
-"""The ``tic`` command line. Each subcommand owns a plain asyncio loop; errors are one line."""
+"""The ``tic-desktop`` command line. Each subcommand owns a plain asyncio loop; errors are one line.
+
+``tic`` is its old name, kept as an alias: ncurses' terminfo compiler is also called ``tic``."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from engine.settings import Settings
 from engine.workspace import Workspace, default_home
 
 log = logging.getLogger("tic")
+PROG = "tic-desktop"
 
 EMPTY_HISTORY = "No messages yet. TIC's notifications and your chats appear here."
 
@@ -35,7 +38,7 @@ model: --model PATH, the "model_path" setting, the first *.gguf in the workspace
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="tic",
+        prog=PROG,
         description="TIC Desktop: a local assistant that tells you only what matters. "
         "With no command it starts the desktop app.",
         epilog=EPILOG % {"home": default_home()},
@@ -132,7 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _failed(args.command, exc, 1)
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:  # e.g. `tic history | head`
+    except BrokenPipeError:  # e.g. `tic-desktop history | head`
         sys.stderr.close()
         return 0
     except Exception as exc:
@@ -144,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _failed(command: str | None, exc: TicError, code: int) -> int:
     """An expected error: one line on the terminal, the same line in the log."""
     log.error("tic %s failed: %s", command or "app", exc, extra=logsetup.FILE_ONLY)
-    print(f"tic: error: {exc}", file=sys.stderr)
+    print(f"{PROG}: error: {exc}", file=sys.stderr)
     return code
 
 
@@ -159,7 +162,7 @@ def _crashed(exc: Exception, verbose: bool) -> int:
         hint = "the traceback is above"
     else:
         hint = "run with -v for the details"
-    print(f"tic: unexpected error: {type(exc).__name__}: {exc} ({hint})", file=sys.stderr)
+    print(f"{PROG}: unexpected error: {type(exc).__name__}: {exc} ({hint})", file=sys.stderr)
     return 1
 
 
@@ -277,7 +280,7 @@ async def cmd_tick(workspace: Workspace, model_path: str | None) -> int:
         f"TIC checked {result.events} event(s), notified {result.notified}"
         + (f", failed: {result.error}" if result.error else "")
         + (
-            f"; {result.failed} event(s) given up on (see tic history / the log)"
+            f"; {result.failed} event(s) given up on (see tic-desktop history / the log)"
             if result.failed
             else ""
         )
@@ -317,7 +320,7 @@ async def _chat_loop(engine: Any, console: ChatConsole) -> None:
         try:
             await engine.hub.send(text)
         except TicError as exc:
-            console.say(f"tic: error: {exc}", error=True)
+            console.say(f"{PROG}: error: {exc}", error=True)
 
 
 def cmd_history(workspace: Workspace, *, as_json: bool, limit: int) -> int:

@@ -29,6 +29,7 @@ from typing import Any
 
 from engine.clock import utcnow
 from engine.events import Chat, Event, Person
+from engine.extras import ExtraMissing, import_extra
 from engine.sources.base import Batch, NeedsSignIn, Source, SourceError, TransientError
 
 log = logging.getLogger(__name__)
@@ -80,11 +81,14 @@ def load_neonize() -> dict[str, Any]:
     try:
         with warnings.catch_warnings(), _uname_without_a_pipe():
             warnings.simplefilter("ignore", ResourceWarning)
+            import_extra("neonize")  # only with the whatsapp extra
             from neonize import client as neonize_client
             from neonize import events as neonize_events
             from neonize.utils import ffmpeg
-    except Exception as exc:  # ImportError, or OSError loading its native library
-        raise SourceError(f"neonize is not available ({exc}); run: pip install neonize") from None
+    except ExtraMissing as exc:
+        raise SourceError(str(exc)) from None
+    except Exception as exc:  # a broken install, or OSError loading its native library
+        raise SourceError(f"neonize cannot load ({exc}); reinstall the whatsapp extra") from None
     finally:
         root.handlers[:] = handlers
         root.setLevel(level)

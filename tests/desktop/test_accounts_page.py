@@ -8,6 +8,7 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import asyncio
+import sys
 from collections.abc import Coroutine, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -408,6 +409,16 @@ async def test_live_whatsapp_connects_only_after_the_warning_is_accepted(
     assert started == [config]
     assert engine.on_whatsapp_qr == page.qr.show
     assert page.rows() == [("WhatsApp (live)", "not synced yet", "Never synced")]
+
+
+async def test_live_whatsapp_without_its_extra_says_which_to_install(
+    engine, page, started, monkeypatch
+):
+    monkeypatch.setitem(sys.modules, "neonize", None)  # as if the extra were not installed
+    error = await page.accept_whatsapp_live()
+    assert error == "WhatsApp live needs: pip install -e '.[whatsapp]'"
+    assert page.message.text() == error
+    assert engine.settings.accounts == [] and started == []
 
 
 async def test_the_pairing_qr_code_is_shown_and_updated_in_one_window(engine, page):

@@ -18,7 +18,7 @@ from desktop import welcome
 from engine import ipc
 from engine.rules import NEVER, parse_rules
 from engine.workspace import Workspace
-from tests.cli_helpers import ROOT, SHARED, write_jsonl
+from tests.cli_helpers import ROOT, TRIAGE_DEV, write_jsonl
 from tests.desktop.session import isolated_session
 
 pytestmark = [
@@ -60,7 +60,7 @@ def distinct_colours(png: Path) -> int:
 
 
 def dev_event(event_id: str) -> dict:
-    for line in (SHARED / "cases.jsonl").read_text().splitlines():
+    for line in (TRIAGE_DEV / "cases.jsonl").read_text().splitlines():
         event = json.loads(line)["event"]
         if event["id"] == event_id:
             return event
@@ -82,7 +82,7 @@ def tic(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
 def desktop(tmp_path: Path) -> Iterator[tuple[object, object, dict[str, str], Workspace]]:
     home = tmp_path / "home"
     (home / "data").mkdir(parents=True)
-    (home / "data" / "notifications.md").write_text((SHARED / "rules-family.md").read_text())
+    (home / "data" / "notifications.md").write_text((TRIAGE_DEV / "rules-family.md").read_text())
     welcome.remember_first_start(Workspace(home))  # not the first start: it opens in the tray
     with isolated_session() as session:
         server = session.start_fake_notifications()

@@ -79,12 +79,15 @@ def test_a_missing_or_bogus_model_is_one_clear_line(tmp_path):
         home=tmp_path,
     )
     assert missing.returncode == 1
-    assert missing.stderr.strip() == f"tic: error: model file not found: {tmp_path / 'none.gguf'}"
+    assert (
+        missing.stderr.strip()
+        == f"tic-desktop: error: model file not found: {tmp_path / 'none.gguf'}"
+    )
     bogus = tmp_path / "bogus.gguf"
     bogus.write_bytes(b"this is not a model")
     out = run_tic("--model", str(bogus), "tick", home=tmp_path / "home")
     assert out.returncode == 1
-    assert out.stderr.strip() == f"tic: error: not a GGUF model file: {bogus}"
+    assert out.stderr.strip() == f"tic-desktop: error: not a GGUF model file: {bogus}"
     log = (tmp_path / "home" / "logs" / "tic.log").read_text()
     assert f"ERROR tic: tic tick failed: not a GGUF model file: {bogus}" in log
 
@@ -139,7 +142,10 @@ def test_an_unexpected_error_is_one_line_pointing_at_the_log(tmp_path, monkeypat
     assert cli.main(["--home", str(tmp_path / "home"), "history"]) == 1
     log_path = tmp_path / "home" / "logs" / "tic.log"
     captured = capsys.readouterr()
-    assert captured.err == f"tic: unexpected error: RuntimeError: boom (details in {log_path})\n"
+    assert (
+        captured.err
+        == f"tic-desktop: unexpected error: RuntimeError: boom (details in {log_path})\n"
+    )
     assert captured.out == ""
     text = log_path.read_text()
     assert "ERROR tic: unexpected error" in text and "Traceback" in text
@@ -155,7 +161,9 @@ def test_an_unexpected_error_without_a_workspace_log_says_how_to_see_it(
     args = ["--home", str(tmp_path / "none"), "triage", "--rules", "r.md", "--events", "e.jsonl"]
     assert cli.main(args) == 1
     err = capsys.readouterr().err
-    assert err == "tic: unexpected error: RuntimeError: boom (run with -v for the details)\n"
+    assert (
+        err == "tic-desktop: unexpected error: RuntimeError: boom (run with -v for the details)\n"
+    )
     assert cli.main(["-v", *args]) == 1
     err = capsys.readouterr().err
     assert "Traceback" in err and err.endswith("boom (the traceback is above)\n")
