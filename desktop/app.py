@@ -1,12 +1,11 @@
-"""The tray app. ``tic`` with no arguments lands here: one instance per user, the engine on a
-qasync loop inside a PySide6 application, the bus adapted to Qt signals."""
+"""The tray app. ``tic-desktop`` with no arguments lands here: one instance per user, the
+engine on a qasync loop inside a PySide6 application, the bus adapted to Qt signals."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
-import logging.handlers
 import os
 import sys
 import traceback
@@ -17,11 +16,22 @@ from typing import Any
 
 os.environ.setdefault("QT_API", "pyside6")
 
+from desktop.chat import welcome
 from desktop.gc_guard import MainThreadCollector
-from desktop.qt import QtCore, QtWidgets
-from engine.bus import ModelFailed, ReplyFinished, TickFinished, TurnFailed, WhatsAppQrCode
+from desktop.qt import QtCore, QtGui, QtWidgets
+from desktop.system.xdg import APP_ID
+from engine.bus import (
+    ModelFailed,
+    ModelLoading,
+    ModelReady,
+    ReplyFinished,
+    TickFinished,
+    TurnFailed,
+    WhatsAppQrCode,
+)
 from engine.engine import Engine
 from engine.errors import TicError
+from engine.logsetup import setup_logging
 from engine.settings import Settings
 from engine.tasks import TaskSet
 from engine.types import RequestHandler
@@ -29,18 +39,6 @@ from engine.workspace import Workspace
 
 log = logging.getLogger("desktop")
 ACCOUNT_CHECK_MS = 30_000  # how often the tray looks for accounts that need signing in again
-
-
-def setup_logging(workspace: Workspace, verbose: bool = False) -> Path:
-    path = workspace.logs_dir / "tic.log"
-    handler = logging.handlers.RotatingFileHandler(
-        path, maxBytes=1_000_000, backupCount=5, encoding="utf-8"
-    )
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    root.addHandler(handler)
-    root.setLevel(logging.DEBUG if verbose else logging.INFO)
-    return path
 
 
 def _hhmm(value: str | None) -> time | None:
@@ -60,6 +58,7 @@ class DesktopApp(QtCore.QObject):
         self._tasks = TaskSet(logger=log, on_unexpected=self._crashed)
         self.toast_channels: list[str] = []
         self.model_error: str | None = None
+        self.model_ready = False  # loaded, or given up on (model_error says why)
         self.account_problem: str | None = None
         self.base_status = ""  # what the chat's status line shows when nothing is going on
 
@@ -86,6 +85,9 @@ class DesktopApp(QtCore.QObject):
         self.bridge = EngineBridge(self.engine.bus, self)
         self.chat = ChatWindow()
         self.chat.load_history(self.engine.history(200))
+        self.first_start = welcome.is_first_start(self.workspace)
+        if self.first_start:
+            self.chat.pin_welcome()
         self.chat.installEventFilter(self)
         self.tray = TrayController(self)
         self.chat.setWindowIcon(self.tray.app_icon())
@@ -99,18 +101,30 @@ class DesktopApp(QtCore.QObject):
         await self.engine.serve(self.ipc_handlers())
         self.tray.show()
         self._pause_sync = QtCore.QTimer(self)
-        self._pause_sync.timeout.connect(lambda: self.tray.set_paused(self.notifier.paused))
+        self._pause_sync.timeout.connect(
+            lambda: self.tray.set_paused(self.notifier.paused, self.notifier.paused_until)
+        )
         self._pause_sync.start(30_000)
         if not self.tray.available:
             self.base_status = "No system tray here: TIC runs in this window (closing it quits)."
             self.chat.set_status(self.base_status, False)
             self.chat.show()
+        if self.first_start:
+            self.show_chat()  # once: the welcome says what TIC is and how to start
+            self._remember_first_start()
         await self.engine.start(schedule=True)
         self._watch_accounts()
         if self.model_error:
             self.tray.set_state("error", self.model_error)
+            self.model_ready = True
         else:
             self.spawn(self.engine.load_model(), "load-model")
+
+    def _remember_first_start(self) -> None:
+        try:
+            welcome.remember_first_start(self.workspace)
+        except OSError as exc:
+            log.warning("cannot remember that the welcome was shown: %s", exc)
 
     def _wire(self) -> None:
         b, chat, tray = self.bridge, self.chat, self.tray
@@ -124,16 +138,18 @@ class DesktopApp(QtCore.QObject):
         b.turnFailed.connect(self._on_turn_failed)
         b.tickStarted.connect(lambda _ev: tray.set_state("checking"))
         b.tickFinished.connect(self._on_tick_finished)
-        b.modelLoading.connect(lambda ev: chat.set_status(f"Loading model {ev.name}…", True))
-        b.modelReady.connect(lambda _ev: chat.set_status(self.base_status, False))
+        b.modelLoading.connect(self._on_model_loading)
+        b.modelReady.connect(self._on_model_ready)
         b.modelFailed.connect(self._on_model_failed)
         b.whatsAppQrCode.connect(self.show_whatsapp_qr)
         chat.sendRequested.connect(self._on_send)
+        chat.welcomeLinkActivated.connect(self._on_welcome_link)
         tray.openChat.connect(self.show_chat)
         tray.checkNow.connect(lambda: self.spawn(self.engine.check_now(timeout=600), "check-now"))
         tray.pauseRequested.connect(self._pause)
         tray.resumeRequested.connect(self._resume)
         tray.openSettings.connect(self.open_settings)
+        tray.editRules.connect(self.edit_rules)
         tray.quitRequested.connect(self.quit_requested.set)
         self.notifier.openRequested.connect(self.show_chat_at)
         self.notifier.muteRequested.connect(
@@ -158,7 +174,16 @@ class DesktopApp(QtCore.QObject):
         elif previous and self.tray.state == "error" and self.tray.error == previous:
             self.tray.set_state("idle")
 
+    def _on_model_loading(self, ev: ModelLoading) -> None:
+        self.model_ready = False
+        self.chat.set_status(f"Loading model {ev.name}…", True)
+
+    def _on_model_ready(self, _ev: ModelReady) -> None:
+        self.model_ready = True
+        self.chat.set_status(self.base_status, False)
+
     def _on_model_failed(self, ev: ModelFailed) -> None:
+        self.model_ready = True  # given up on: model_error says why
         self.model_error = ev.error
         self.tray.set_state("error", ev.error)
         self.chat.set_status(ev.error, False)
@@ -209,7 +234,7 @@ class DesktopApp(QtCore.QObject):
 
     def _pause(self, until: datetime | None) -> None:
         self.notifier.pause(until)
-        self.tray.set_paused(True)
+        self.tray.set_paused(True, until)
 
     def _resume(self) -> None:
         self.notifier.resume()
@@ -226,13 +251,44 @@ class DesktopApp(QtCore.QObject):
         self.show_chat()
         self.chat.show_message(message_id)
 
-    def open_settings(self) -> None:
+    def _on_welcome_link(self, link: str) -> None:
+        if link == welcome.ACCOUNTS_LINK:
+            self.open_settings(accounts=True)
+        elif link == welcome.RULES_LINK:
+            self.edit_rules()
+
+    def edit_rules(self) -> None:
+        """Open data/notifications.md in the user's editor; if none opens, say where it is."""
+        from desktop.settings.rules_editor import open_rules_file
+
+        self.workspace.ensure()  # recreates the file from the template if it was deleted
+        error = open_rules_file(self.workspace.rules_file)
+        if error is None:
+            return
+        log.info("%s", error)
+        box = QtWidgets.QMessageBox()
+        box.setIcon(QtWidgets.QMessageBox.Icon.Information)
+        box.setWindowTitle("Notification rules")
+        box.setText(error)
+        box.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        box.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.show()
+        self._rules_box = box
+
+    def open_settings(self, accounts: bool = False) -> None:
         from desktop.settings.accounts_page import AccountsPage
         from desktop.settings.dialog import SettingsDialog
 
         accounts_page = AccountsPage(self.engine, self.spawn)
         accounts_page.refreshed.connect(self.check_accounts)
-        dialog = SettingsDialog(self.engine.settings, parent=None, accounts_page=accounts_page)
+        dialog = SettingsDialog(
+            self.engine.settings,
+            parent=None,
+            accounts_page=accounts_page,
+            rules_file=self.workspace.rules_file,
+        )
+        if accounts:
+            dialog.tabs.setCurrentWidget(accounts_page)
         dialog.settingsAccepted.connect(
             lambda new: self.spawn(self.apply_settings(new), "apply-settings")
         )
@@ -242,14 +298,15 @@ class DesktopApp(QtCore.QObject):
         self._settings_dialog = dialog
 
     async def apply_settings(self, new: Settings) -> None:
-        from desktop.autostart import set_start_on_login
+        from desktop.system.autostart import set_start_on_login
+        from desktop.system.xdg import launch_command
 
         old = self.engine.settings
         applied = await self.engine.apply_settings(new)
         self.notifier.set_quiet_hours(_hhmm(new.quiet_hours_start), _hhmm(new.quiet_hours_end))
         if new.start_on_login != old.start_on_login:
             try:
-                set_start_on_login(new.start_on_login, [sys.executable, "-m", "tic_desktop"])
+                set_start_on_login(new.start_on_login, launch_command())
             except Exception as exc:
                 self.chat.set_status(f"Start on login: {exc}", False)
         if applied.model_changed:
@@ -306,7 +363,10 @@ class DesktopApp(QtCore.QObject):
             "toasts": list(self.toast_channels),
             "messages": self.chat.message_ids(),
             "model_error": self.model_error,
+            "model_ready": self.model_ready,
             "chat_status": self.chat.status_text(),
+            "first_start": self.first_start,
+            "welcome_visible": self.chat.welcome_visible(),
         }
 
     # quit -------------------------------------------------------------------------------
@@ -356,9 +416,10 @@ def main(home: Path | None = None, model_path: str | None = None, verbose: bool 
     log_path = setup_logging(workspace, verbose)
     import qasync
 
-    qapp = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
+    qapp = QtWidgets.QApplication.instance() or QtWidgets.QApplication([APP_ID])
     qapp.setApplicationName("TIC")
     QtWidgets.QApplication.setQuitOnLastWindowClosed(False)
+    QtGui.QGuiApplication.setDesktopFileName(APP_ID)  # the menu entry's icon and name on Wayland
     loop = qasync.QEventLoop(qapp)
     asyncio.set_event_loop(loop)
     sys.excepthook = lambda t, e, tb: show_crash_dialog(e, log_path)
@@ -373,7 +434,7 @@ def main(home: Path | None = None, model_path: str | None = None, verbose: bool 
         try:
             loop.run_until_complete(app.run())
         except TicError as exc:
-            print(f"tic: error: {exc}", file=sys.stderr)
+            print(f"tic-desktop: error: {exc}", file=sys.stderr)
             return 1
     collector.stop()
     log.info("TIC quit cleanly")

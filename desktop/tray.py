@@ -16,6 +16,20 @@ TOOLTIPS = {
 }
 
 
+def until_text(until: datetime | None, now: datetime | None = None) -> str:
+    """When a pause ends, as the tooltip says it: "until 14:30", "until 09:00 tomorrow",
+    "until Fri 14 Nov, 09:00", or "until you turn them back on"."""
+    if until is None:
+        return "until you turn them back on"
+    local = until.astimezone()
+    today = (now or datetime.now().astimezone()).astimezone().date()
+    if local.date() == today:
+        return f"until {local:%H:%M}"
+    if local.date() == today + timedelta(days=1):
+        return f"until {local:%H:%M} tomorrow"
+    return f"until {local:%a} {local.day} {local:%b}, {local:%H:%M}"
+
+
 def tomorrow_morning(now: datetime, hour: int = 8) -> datetime:
     local = now.astimezone()
     target = local.replace(hour=hour, minute=0, second=0, microsecond=0)
@@ -28,6 +42,7 @@ class TrayController(QtCore.QObject):
     pauseRequested = Signal(object)  # datetime | None (None: until resumed)
     resumeRequested = Signal()
     openSettings = Signal()
+    editRules = Signal()
     quitRequested = Signal()
 
     def __init__(self, parent: QtCore.QObject | None = None):
@@ -37,6 +52,7 @@ class TrayController(QtCore.QObject):
         self.state = "idle"
         self.error: str | None = None
         self.paused = False
+        self.paused_until: datetime | None = None
         self.menu = QtWidgets.QMenu()
         self._build_menu()
         self.icon.setContextMenu(self.menu)
@@ -58,6 +74,7 @@ class TrayController(QtCore.QObject):
             "Turn notifications back on", self.resumeRequested.emit
         )
         self.menu.addSeparator()
+        self.menu.addAction("Edit notification rules…", self.editRules.emit)
         self.menu.addAction("Settings…", self.openSettings.emit)
         self.menu.addSeparator()
         self.menu.addAction("Quit", self.quitRequested.emit)
@@ -82,15 +99,17 @@ class TrayController(QtCore.QObject):
         self.error = error if state == "error" else None
         self._render()
 
-    def set_paused(self, paused: bool) -> None:
+    def set_paused(self, paused: bool, until: datetime | None = None) -> None:
+        """Paused (``until`` a moment, or None: until resumed) or not."""
         self.paused = paused
+        self.paused_until = until if paused else None
         self._render()
 
     def tooltip(self) -> str:
         if self.state == "error":
             return f"TIC — {self.error or 'something went wrong'}"
         if self.paused and self.state == "idle":
-            return TOOLTIPS["paused"]
+            return f"{TOOLTIPS['paused']} {until_text(self.paused_until)}"
         return TOOLTIPS.get(self.state, "TIC")
 
     def _render(self) -> None:

@@ -36,7 +36,8 @@ class ReplyToken:
 class ToolCalled:
     session_id: int
     name: str
-    status: str
+    status: str  # "running", then how it ended ("done", "failed", ...)
+    arguments: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

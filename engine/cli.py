@@ -1,7 +1,8 @@
-"""The ``tic`` command line. Each subcommand owns a plain asyncio loop; errors are one line.
+"""The ``tic-desktop`` command line. Each subcommand owns a plain asyncio loop; errors are one
+line. ``tic`` is its old name, kept as an alias: ncurses' terminfo compiler is also called ``tic``.
 
 The engine's work goes through the ``Engine`` façade. With no subcommand the launcher above
-(``tic_desktop``) starts the desktop app: it hands ``main`` the function that does, so the
+(``tic_desktop``) starts the desktop app: it hands ``main`` the functions that do, so the
 engine never imports the desktop."""
 
 from __future__ import annotations
@@ -10,14 +11,16 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import sys
+import traceback
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import engine.ipc.client as ipc
-from engine.bus import ReplyFinished, ReplyStarted, ReplyToken, TurnFailed
+from engine import logsetup
+from engine.chatconsole import ChatConsole
 from engine.clock import utcnow
 from engine.engine import Engine
 from engine.errors import InputError, TicError
@@ -27,9 +30,14 @@ from engine.settings import Settings
 from engine.workspace import Workspace, default_home
 
 log = logging.getLogger("tic")
+PROG = "tic-desktop"
+
+EMPTY_HISTORY = "No messages yet. TIC's notifications and your chats appear here."
 
 # Starts the desktop app: (home, model, verbose) -> exit status.
 DesktopRunner = Callable[[Path | None, str | None, bool], int]
+# Adds (True) or removes (False) the app's menu entry, launching it on a workspace: -> status.
+MenuEntryRunner = Callable[[bool, Path | None], int]
 NO_DESKTOP = "a command is needed here (the desktop app starts with: python -m tic_desktop)"
 
 EPILOG = """\
@@ -40,7 +48,7 @@ model: --model PATH, the "model_path" setting, the first *.gguf in the workspace
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="tic",
+        prog=PROG,
         description="TIC Desktop: a local assistant that tells you only what matters. "
         "With no command it starts the desktop app.",
         epilog=EPILOG % {"home": default_home()},
@@ -53,6 +61,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--model", help="GGUF model file to run")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what happens")
+    entry = parser.add_mutually_exclusive_group()
+    entry.add_argument(
+        "--install-desktop-entry",
+        action="store_true",
+        help="add the app to the desktop's application menu (a .desktop file and an icon)",
+    )
+    entry.add_argument(
+        "--uninstall-desktop-entry",
+        action="store_true",
+        help="remove it from the application menu again",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("ingest", help="add canonical events (JSON Lines) to the store")
@@ -70,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
         "history", help="show the chat history, with synthetic messages and tool calls"
     )
     p.add_argument("--json", action="store_true", help="one JSON object per message")
-    p.add_argument("--limit", type=int, default=50, help="last N messages (default 50)")
+    p.add_argument("--limit", type=_positive, default=50, help="last N messages (default 50)")
 
     p = sub.add_parser(
         "triage",
@@ -103,31 +122,70 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None, *, desktop: DesktopRunner | None = None) -> int:
-    """Run one subcommand; with none, ``desktop`` (from the launcher) starts the app."""
+def _positive(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {number}")
+    return number
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    desktop: DesktopRunner | None = None,
+    menu_entry: MenuEntryRunner | None = None,
+) -> int:
+    """Run one subcommand; with none, ``desktop`` (from the launcher) starts the app, and
+    ``menu_entry`` (from the launcher too) adds or removes the app's menu entry."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
+    logsetup.setup_console(args.verbose)
     try:
+        if args.install_desktop_entry or args.uninstall_desktop_entry:
+            if menu_entry is None:
+                raise InputError(NO_DESKTOP)
+            home = args.home or (default_home() if os.environ.get("TIC_HOME") else None)
+            return menu_entry(bool(args.install_desktop_entry), home)
         if args.command is None:
             if desktop is None:
                 raise InputError(NO_DESKTOP)
             return desktop(args.home, args.model, args.verbose)
         return asyncio.run(dispatch(args))
     except InputError as exc:
-        print(f"tic: error: {exc}", file=sys.stderr)
-        return 2
+        return _failed(args.command, exc, 2)
     except TicError as exc:
-        print(f"tic: error: {exc}", file=sys.stderr)
-        return 1
+        return _failed(args.command, exc, 1)
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:  # e.g. `tic history | head`
+    except BrokenPipeError:  # e.g. `tic-desktop history | head`
         sys.stderr.close()
         return 0
+    except Exception as exc:
+        return _crashed(exc, args.verbose)
+    finally:
+        logsetup.teardown_logging()
+
+
+def _failed(command: str | None, exc: TicError, code: int) -> int:
+    """An expected error: one line on the terminal, the same line in the log."""
+    log.error("tic %s failed: %s", command or "app", exc, extra=logsetup.FILE_ONLY)
+    print(f"{PROG}: error: {exc}", file=sys.stderr)
+    return code
+
+
+def _crashed(exc: Exception, verbose: bool) -> int:
+    """A bug: the traceback goes to the log, the terminal gets one line saying where."""
+    log.error("unexpected error", exc_info=exc, extra=logsetup.FILE_ONLY)
+    where = logsetup.current_log_file()
+    if where is not None:
+        hint = f"details in {where}"
+    elif verbose:  # no log file here (triage, eval without a workspace): show it all
+        traceback.print_exception(exc, file=sys.stderr)
+        hint = "the traceback is above"
+    else:
+        hint = "run with -v for the details"
+    print(f"{PROG}: unexpected error: {type(exc).__name__}: {exc} ({hint})", file=sys.stderr)
+    return 1
 
 
 async def dispatch(args: argparse.Namespace) -> int:
@@ -137,6 +195,8 @@ async def dispatch(args: argparse.Namespace) -> int:
     if command == "eval":
         return await cmd_eval(args)
     workspace = Workspace.open(args.home)
+    logsetup.setup_logging(workspace)
+    log.info("tic %s (workspace %s)", command, workspace.root)
     if command == "ingest":
         return await cmd_ingest(workspace, args.file)
     if command == "tick" and ipc.app_running(workspace):
@@ -148,6 +208,13 @@ async def dispatch(args: argparse.Namespace) -> int:
     if command == "chat":
         return await cmd_chat(workspace, args.model)
     raise TicError(f"unknown command {command}")
+
+
+def _log_if_kept(workspace: Workspace, command: str) -> None:
+    """triage and eval create no workspace, but log into one that already exists."""
+    if workspace.logs_dir.is_dir():
+        logsetup.setup_logging(workspace)
+        log.info("tic %s (workspace %s)", command, workspace.root)
 
 
 async def cmd_ingest(workspace: Workspace, file: Path) -> int:
@@ -172,39 +239,6 @@ async def cmd_ingest(workspace: Workspace, file: Path) -> int:
     return 0
 
 
-def _printer(stream_tokens: bool) -> Any:
-    streamed: list[str] = []
-    started = [False]
-
-    def show(event: Any) -> None:
-        if isinstance(event, ReplyStarted) and stream_tokens:
-            streamed.clear()
-            started[0] = True
-            label = "assistant (notification)" if event.kind == "notification" else "assistant"
-            print(f"\n{label}: ", end="", flush=True)
-        elif isinstance(event, ReplyToken) and stream_tokens:
-            streamed.append(event.text)
-            print(event.text, end="", flush=True)
-        elif isinstance(event, ReplyFinished):
-            if not stream_tokens:
-                print(f"assistant: {event.text}")
-                return
-            said = "".join(streamed).strip()
-            rest = event.text[len(said) :] if event.text.startswith(said) and said else ""
-            if not said:  # nothing was streamed (e.g. plain wording): show it all
-                print(f"\nassistant: {event.text}")
-            elif rest.strip():
-                print(rest.rstrip())
-            else:
-                print()
-            started[0] = False
-            streamed.clear()
-        elif isinstance(event, TurnFailed):
-            print(f"\n[{event.kind} turn failed: {event.error}]", file=sys.stderr)
-
-    return show
-
-
 def handover_tick(workspace: Workspace) -> int:
     """The app is running: it runs the tick, so its toasts show on the desktop."""
     answer = ipc.request(workspace, {"cmd": "tick"})
@@ -223,7 +257,7 @@ def handover_tick(workspace: Workspace) -> int:
 
 async def cmd_tick(workspace: Workspace, model_path: str | None) -> int:
     engine = Engine.open(workspace, model_path)
-    engine.bus.subscribe(_printer(stream_tokens=False))
+    engine.bus.subscribe(ChatConsole(sys.stdout, sys.stderr).on_event)
     try:
         await engine.start(schedule=False)
         result = await engine.check_now()
@@ -233,7 +267,7 @@ async def cmd_tick(workspace: Workspace, model_path: str | None) -> int:
         f"TIC checked {result.events} event(s), notified {result.notified}"
         + (f", failed: {result.error}" if result.error else "")
         + (
-            f"; {result.failed} event(s) given up on (see tic history / the log)"
+            f"; {result.failed} event(s) given up on (see tic-desktop history / the log)"
             if result.failed
             else ""
         )
@@ -243,32 +277,37 @@ async def cmd_tick(workspace: Workspace, model_path: str | None) -> int:
 
 async def cmd_chat(workspace: Workspace, model_path: str | None) -> int:
     engine = Engine.open(workspace, model_path)
-    engine.bus.subscribe(_printer(stream_tokens=True))
-    loop = asyncio.get_running_loop()
-    await engine.start(schedule=True)
-    print("TIC chat: type a message; /tick checks now, /quit leaves.")
-    try:
-        while True:
-            try:
-                line = await loop.run_in_executor(None, input, "> ")
-            except EOFError:
-                break
-            text = line.strip()
-            if not text:
-                continue
-            if text in ("/quit", "/exit"):
-                break
-            if text == "/tick":
-                result = await engine.check_now()
-                print(f"checked {result.events} event(s), notified {result.notified}")
-                continue
-            try:
-                await engine.send(text)
-            except TicError as exc:
-                print(f"tic: error: {exc}", file=sys.stderr)
-    finally:
-        await engine.stop()
+    with ChatConsole.for_terminal().session() as console:
+        unsubscribe = engine.bus.subscribe(console.on_event)
+        await engine.start(schedule=True)
+        console.say("TIC chat: type a message; /tick checks now, /quit leaves.")
+        try:
+            await _chat_loop(engine, console)
+        finally:
+            await engine.stop()
+            unsubscribe()
     return 0
+
+
+async def _chat_loop(engine: Engine, console: ChatConsole) -> None:
+    while True:
+        try:
+            line = await console.next_line()
+        except EOFError:
+            return
+        text = line.strip()
+        if not text:
+            continue
+        if text in ("/quit", "/exit"):
+            return
+        if text == "/tick":
+            result = await engine.check_now()
+            console.say(f"checked {result.events} event(s), notified {result.notified}")
+            continue
+        try:
+            await engine.send(text)
+        except TicError as exc:
+            console.say(f"{PROG}: error: {exc}", error=True)
 
 
 async def cmd_history(workspace: Workspace, *, as_json: bool, limit: int) -> int:
@@ -277,6 +316,9 @@ async def cmd_history(workspace: Workspace, *, as_json: bool, limit: int) -> int
         rows = engine.history(limit)
     finally:
         await engine.stop()
+    if not rows and not as_json:  # --json stays empty: nothing for a program to read
+        print(EMPTY_HISTORY)
+        return 0
     for row in rows:
         if as_json:
             print(json.dumps(row, ensure_ascii=False))
@@ -316,6 +358,7 @@ async def cmd_triage(args: argparse.Namespace) -> int:
         if now.tzinfo is None:
             raise InputError("--now needs a UTC offset, e.g. 2026-11-10T08:00:00+00:00")
     workspace = Workspace(args.home or default_home())
+    _log_if_kept(workspace, args.command)
     settings = Settings.load(workspace.settings_file)
     model = load_model(workspace, settings, args.model)
     try:
@@ -334,6 +377,7 @@ async def cmd_eval(args: argparse.Namespace) -> int:
     cases = read_cases(args.cases)
     rules_dir = args.rules_dir or args.cases.parent
     workspace = Workspace(args.home or default_home())
+    _log_if_kept(workspace, args.command)
     model = load_model(workspace, Settings.load(workspace.settings_file), args.model)
     try:
         report = await evaluate(cases, rules_dir, TriageDecider(model, workspace))

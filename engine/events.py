@@ -1,4 +1,4 @@
-"""The canonical event (``shared/triage-dev/README.md``) and JSON Lines reading.
+"""The canonical event (``tests/triage/dev/README.md``) and JSON Lines reading.
 
 Every source normalises what it reads into :class:`Event`. Unknown extra fields are ignored
 and missing optional fields are empty.

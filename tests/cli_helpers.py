@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "triage-dev"
+TRIAGE_DEV = ROOT / "tests" / "triage" / "dev"  # the labelled triage dev set
 
 
 def run_tic(

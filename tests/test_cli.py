@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import logging
 
+import pytest
+
+from engine import cli
 from tests.cli_helpers import run_tic, write_jsonl
 from tests.factories import event_dict
 
@@ -75,15 +79,91 @@ def test_a_missing_or_bogus_model_is_one_clear_line(tmp_path):
         home=tmp_path,
     )
     assert missing.returncode == 1
-    assert missing.stderr.strip() == f"tic: error: model file not found: {tmp_path / 'none.gguf'}"
+    assert (
+        missing.stderr.strip()
+        == f"tic-desktop: error: model file not found: {tmp_path / 'none.gguf'}"
+    )
     bogus = tmp_path / "bogus.gguf"
     bogus.write_bytes(b"this is not a model")
     out = run_tic("--model", str(bogus), "tick", home=tmp_path / "home")
     assert out.returncode == 1
-    assert out.stderr.strip() == f"tic: error: not a GGUF model file: {bogus}"
+    assert out.stderr.strip() == f"tic-desktop: error: not a GGUF model file: {bogus}"
+    log = (tmp_path / "home" / "logs" / "tic.log").read_text()
+    assert f"ERROR tic: tic tick failed: not a GGUF model file: {bogus}" in log
 
 
 def test_history_on_a_fresh_workspace_is_empty(tmp_path):
     out = run_tic("history", "--json", home=tmp_path / "home")
     assert out.returncode == 0
     assert out.stdout == ""
+
+
+def test_history_on_a_fresh_workspace_says_there_is_nothing_yet(tmp_path):
+    out = run_tic("history", home=tmp_path / "home")
+    assert out.returncode == 0
+    assert out.stdout == "No messages yet. TIC's notifications and your chats appear here.\n"
+    assert run_tic("history", "--limit", "0", home=tmp_path / "home").returncode == 2
+
+
+def test_commands_log_to_the_workspace_log_and_keep_the_terminal_quiet(tmp_path):
+    home = tmp_path / "home"
+    events = write_jsonl(tmp_path / "e.jsonl", [event_dict()])
+    out = run_tic("ingest", str(events), home=home)
+    assert out.returncode == 0 and out.stderr == ""
+    log = (home / "logs" / "tic.log").read_text()
+    assert f"INFO tic: tic ingest (workspace {home})" in log
+    verbose = run_tic("-v", "history", home=home)
+    assert f"INFO tic: tic history (workspace {home})" in verbose.stderr
+    assert f"INFO tic: tic history (workspace {home})" in (home / "logs" / "tic.log").read_text()
+
+
+def test_triage_creates_no_workspace_but_logs_into_an_existing_one(tmp_path):
+    rules = tmp_path / "rules.md"
+    rules.write_text("## Always notify\n- Emails from Anna Berg\n")
+    events = write_jsonl(tmp_path / "e.jsonl", [event_dict()])
+    args = ("triage", "--rules", str(rules), "--events", str(events))
+    fresh = run_tic(*args, home=tmp_path / "none")
+    assert fresh.returncode == 0, fresh.stderr
+    assert not (tmp_path / "none").exists()
+    home = tmp_path / "home"
+    assert run_tic("history", home=home).returncode == 0
+    assert run_tic(*args, home=home).returncode == 0
+    assert "INFO tic: tic triage" in (home / "logs" / "tic.log").read_text()
+
+
+def _boom(*args: object, **kwargs: object) -> int:
+    raise RuntimeError("boom")
+
+
+@pytest.mark.allow_log_warnings
+def test_an_unexpected_error_is_one_line_pointing_at_the_log(tmp_path, monkeypatch, capsys):
+    handlers = list(logging.getLogger().handlers)
+    monkeypatch.setattr(cli, "cmd_history", _boom)
+    assert cli.main(["--home", str(tmp_path / "home"), "history"]) == 1
+    log_path = tmp_path / "home" / "logs" / "tic.log"
+    captured = capsys.readouterr()
+    assert (
+        captured.err
+        == f"tic-desktop: unexpected error: RuntimeError: boom (details in {log_path})\n"
+    )
+    assert captured.out == ""
+    text = log_path.read_text()
+    assert "ERROR tic: unexpected error" in text and "Traceback" in text
+    assert "RuntimeError: boom" in text
+    assert logging.getLogger().handlers == handlers  # main() leaves logging as it found it
+
+
+@pytest.mark.allow_log_warnings
+def test_an_unexpected_error_without_a_workspace_log_says_how_to_see_it(
+    tmp_path, monkeypatch, capsys
+):
+    monkeypatch.setattr(cli, "cmd_triage", _boom)
+    args = ["--home", str(tmp_path / "none"), "triage", "--rules", "r.md", "--events", "e.jsonl"]
+    assert cli.main(args) == 1
+    err = capsys.readouterr().err
+    assert (
+        err == "tic-desktop: unexpected error: RuntimeError: boom (run with -v for the details)\n"
+    )
+    assert cli.main(["-v", *args]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" in err and err.endswith("boom (the traceback is above)\n")

@@ -39,13 +39,16 @@ def test_a_subcommand_runs_in_the_command_line(desktop_runs, tmp_path, capsys):
     assert capsys.readouterr().out == ""
 
 
+@pytest.mark.allow_log_warnings
 def test_a_desktop_that_cannot_start_is_one_line(monkeypatch, capsys):
     def broken(home: Path | None, model_path: str | None, verbose: bool) -> int:
         raise TicError("the desktop app cannot start: no display")
 
     monkeypatch.setattr(launcher, "run_desktop", broken)
     assert launcher.main([]) == 1
-    assert capsys.readouterr().err == "tic: error: the desktop app cannot start: no display\n"
+    assert (
+        capsys.readouterr().err == "tic-desktop: error: the desktop app cannot start: no display\n"
+    )
 
 
 def run(module: str, *args: str, home: Path) -> subprocess.CompletedProcess[str]:
@@ -64,7 +67,8 @@ def test_python_m_engine_is_headless_and_says_where_the_app_is(tmp_path):
     out = run("engine", home=tmp_path / "home")
     assert out.returncode == 2
     assert out.stderr.strip() == (
-        "tic: error: a command is needed here (the desktop app starts with: python -m tic_desktop)"
+        "tic-desktop: error: a command is needed here "
+        "(the desktop app starts with: python -m tic_desktop)"
     )
 
 

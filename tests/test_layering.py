@@ -21,6 +21,9 @@ DESKTOP_MAY_IMPORT = frozenset(
         "engine.types",  # the façade's plain data types and fixed wording
         "engine.tasks",  # generic asyncio helpers (named tasks, one-line errors)
         "engine.clock",  # pure time helpers (quiet-hours windows)
+        "engine.extras",  # which optional extra a feature needs
+        "engine.logsetup",  # the workspace log file
+        "engine.fsutil",  # atomic writes of the user's files
     }
 )
 IMPORTERS = ("import_module", "__import__")

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from desktop.chat.markdown import open_link, set_markdown, space_blocks
+from desktop.chat.welcome_panel import WelcomePanel
 from desktop.qt import Qt, QtCore, QtGui, QtWidgets, Signal, Slot
 from engine.bus import ReplyFinished, ReplyStarted, ReplyToken, ToolCalled, TurnFailed
 from engine.types import SOURCE_LABELS
@@ -103,6 +104,17 @@ def style_sheet(t: Theme) -> str:
         border: none; background: transparent; color: {t.accent};
         font-size: 11px; text-decoration: underline; padding: 0 2px;
     }}
+    QFrame#welcome {{
+        background: {t.assistant}; border: 1px solid {t.border}; border-radius: 14px;
+    }}
+    QLabel#welcomeTitle {{ color: {t.text}; font-size: 18px; font-weight: 700; }}
+    QLabel#welcomeText {{ color: {t.text}; }}
+    QLabel#welcomeHeading {{ color: {t.muted}; font-weight: 600; }}
+    QPushButton#prompt {{
+        background: {t.badge}; color: {t.badge_text}; border: none; border-radius: 12px;
+        padding: 6px 12px; text-align: left;
+    }}
+    QPushButton#prompt:hover {{ background: {t.border}; }}
     QFrame#composer {{ background: {t.assistant}; border-top: 1px solid {t.border}; }}
     QPlainTextEdit#input {{
         background: {t.window}; color: {t.text}; border: 1px solid {t.border};
@@ -387,23 +399,31 @@ class ChatWindow(QtWidgets.QWidget):
     """The conversation: history, live replies, the input box and a status line."""
 
     sendRequested = Signal(str)
+    welcomeLinkActivated = Signal(str)  # a link in the welcome: welcome.ACCOUNTS_LINK, …
 
     def __init__(self, parent: QtWidgets.QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle("TIC")
         self.resize(520, 680)
         self.setMinimumSize(360, 400)
-        self.setStyleSheet(style_sheet(current_theme()))
+        theme = current_theme()
+        self.setStyleSheet(style_sheet(theme))
         self._bubbles: list[MessageBubble] = []
         self._pending: MessageBubble | None = None
         self._awaiting_reply = False
         self._stick_to_bottom = True
+        self._welcome_pinned = False
 
         self._messages = QtWidgets.QWidget(objectName="messages")
         self._list = QtWidgets.QVBoxLayout(self._messages)
         self._list.setContentsMargins(14, 14, 14, 14)
         self._list.setSpacing(10)
         self._list.addStretch(1)  # a short conversation sits at the bottom, as in messengers
+        self.welcome = WelcomePanel(theme.accent, self._messages)
+        self.welcome.promptChosen.connect(self.fill_input)
+        self.welcome.linkActivated.connect(self.welcomeLinkActivated.emit)
+        self._list.addWidget(self.welcome)  # above the first message
+        self._list.addStretch(1)  # centres the welcome while there are no messages
         self._scroll = QtWidgets.QScrollArea(objectName="conversation")
         self._scroll.setWidgetResizable(True)
         self._scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -471,6 +491,27 @@ class ChatWindow(QtWidgets.QWidget):
 
     def can_send(self) -> bool:
         return not self._awaiting_reply
+
+    def welcome_visible(self) -> bool:
+        return not self.welcome.isHidden()
+
+    # the welcome ------------------------------------------------------------------------
+
+    def pin_welcome(self) -> None:
+        """Keep the welcome above the conversation for this session (the first start);
+        otherwise it shows only while the conversation is empty."""
+        self._welcome_pinned = True
+        self._update_welcome()
+
+    def fill_input(self, text: str) -> None:
+        """Put ``text`` in the message box, ready to send or edit."""
+        self.input_box.setPlainText(text)
+        self.input_box.moveCursor(QtGui.QTextCursor.MoveOperation.End)
+        self.input_box.setFocus()
+
+    def _update_welcome(self) -> None:
+        self.welcome.setVisible(self._welcome_pinned or not self._bubbles)
+        self._list.setStretch(self._list.count() - 1, 0 if self._bubbles else 1)
 
     # history ----------------------------------------------------------------------------
 
@@ -593,9 +634,10 @@ class ChatWindow(QtWidgets.QWidget):
         line.addWidget(bubble)
         if role != "user":
             line.addStretch(1)
-        self._list.addWidget(row)
+        self._list.insertWidget(self._list.count() - 1, row)
         row.show()
         self._bubbles.append(bubble)
+        self._update_welcome()
         return bubble
 
     def _remove(self, bubble: MessageBubble) -> None:
@@ -605,6 +647,7 @@ class ChatWindow(QtWidgets.QWidget):
         self._list.removeWidget(row)
         row.hide()
         row.deleteLater()
+        self._update_welcome()
 
     def _clear(self) -> None:
         for bubble in list(self._bubbles):

@@ -712,6 +712,10 @@ class AccountsPage(QtWidgets.QWidget):
 
     async def accept_whatsapp_live(self) -> str | None:
         """After the warning was accepted: link this computer (a QR code window opens)."""
+        hint = Engine.missing_extra("whatsapp-live")
+        if hint is not None:  # the whatsapp extra is not installed: say so, save nothing
+            self._show_status(hint)
+            return hint
         try:
             await self.engine.connect_whatsapp_live()
         except TicError as exc:

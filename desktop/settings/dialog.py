@@ -12,8 +12,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from desktop.autostart import unsupported_reason
 from desktop.qt import Qt, QtCore, QtGui, QtWidgets, Signal, Slot
+from desktop.settings.rules_editor import open_rules_file
+from desktop.system.autostart import unsupported_reason
 from engine.engine import Engine
 from engine.errors import ModelError
 from engine.settings import Settings
@@ -275,8 +276,14 @@ class ModelPage(QtWidgets.QWidget):
 class NotificationsPage(QtWidgets.QWidget):
     changed = Signal()
 
-    def __init__(self, settings: Settings, parent: QtWidgets.QWidget | None = None):
+    def __init__(
+        self,
+        settings: Settings,
+        parent: QtWidgets.QWidget | None = None,
+        rules_file: Path | None = None,
+    ):
         super().__init__(parent)
+        self._rules_file = rules_file
         start, end = settings.quiet_hours_start, settings.quiet_hours_end
         self.quiet_enabled = QtWidgets.QCheckBox("Mute notifications during quiet hours")
         self.quiet_enabled.setChecked(start is not None and end is not None)
@@ -291,6 +298,23 @@ class NotificationsPage(QtWidgets.QWidget):
         form.add_row("To:", self.quiet_to)
         form.add_row("", self.summary)
         form.add_row("", self.message)
+        if rules_file is not None:
+            self.edit_rules_button = QtWidgets.QPushButton("Edit notification rules…")
+            self.edit_rules_button.clicked.connect(self.edit_rules)
+            self.rules_message = _message_label()
+            rules_row = QtWidgets.QHBoxLayout()
+            rules_row.addWidget(self.edit_rules_button)
+            rules_row.addStretch(1)
+            form.add_row("Rules:", rules_row)
+            form.add_row(
+                "",
+                _hint(
+                    f"Your rules (who always gets through, what never does) are in "
+                    f"{rules_file.name}; it opens in your text editor. Changes apply at the "
+                    "next check."
+                ),
+            )
+            form.add_row("", self.rules_message)
         self.setLayout(_page(form))
 
         self.quiet_enabled.toggled.connect(self._refresh)
@@ -308,6 +332,14 @@ class NotificationsPage(QtWidgets.QWidget):
 
     def is_valid(self) -> bool:
         return not self.quiet_enabled.isChecked() or self.quiet_from.time() != self.quiet_to.time()
+
+    @Slot()
+    def edit_rules(self) -> None:
+        """Open the rules file in the user's editor; if that fails, say so and where it is."""
+        if self._rules_file is None:
+            return
+        error = open_rules_file(self._rules_file)
+        _show_message(self.rules_message, error or "", ERROR_COLOR if error else None)
 
     @Slot()
     def _refresh(self) -> None:
@@ -348,6 +380,7 @@ class SettingsDialog(QtWidgets.QDialog):
         accounts_page: QtWidgets.QWidget | None = None,
         *,
         models_dir: Path | None = None,
+        rules_file: Path | None = None,
     ):
         super().__init__(parent)
         self.setWindowTitle("TIC Desktop Settings")
@@ -356,7 +389,7 @@ class SettingsDialog(QtWidgets.QDialog):
 
         self.general_page = GeneralPage(settings)
         self.model_page = ModelPage(settings, models_dir=models_dir)
-        self.notifications_page = NotificationsPage(settings)
+        self.notifications_page = NotificationsPage(settings, rules_file=rules_file)
         self.accounts_page = accounts_page
 
         self.tabs = QtWidgets.QTabWidget()

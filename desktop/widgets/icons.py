@@ -14,6 +14,15 @@ STATE_COLOURS = {
 
 
 def state_icon(state: str, size: int = 64) -> QtGui.QIcon:
+    return QtGui.QIcon(state_pixmap(state, size))
+
+
+def app_pixmap(size: int) -> QtGui.QPixmap:
+    """The application's icon (the idle tray icon), drawn at ``size`` pixels."""
+    return state_pixmap("idle", size)
+
+
+def state_pixmap(state: str, size: int = 64) -> QtGui.QPixmap:
     pixmap = QtGui.QPixmap(size, size)
     pixmap.fill(Qt.GlobalColor.transparent)
     painter = QtGui.QPainter(pixmap)
@@ -36,4 +45,4 @@ def state_icon(state: str, size: int = 64) -> QtGui.QIcon:
         dot = size * 0.34
         painter.drawEllipse(QtCore.QRectF(size - dot - 1, 1, dot, dot))
     painter.end()
-    return QtGui.QIcon(pixmap)
+    return pixmap

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import functools
 
-import segno
-
 from desktop.qt import Qt, QtGui, QtWidgets
 from desktop.widgets.dialogs import FittedDialog
+from engine.extras import import_extra
 
 QUIET_ZONE = 4  # modules of white around the code: scanners need it
 MODULE_PIXELS = 8
@@ -22,7 +21,11 @@ LINK_STEPS = (
 def qr_image(
     payload: str | bytes, *, module_pixels: int = MODULE_PIXELS, border: int = QUIET_ZONE
 ) -> QtGui.QImage:
-    """``payload`` as a QR code, ``module_pixels`` per module, quiet zone included."""
+    """``payload`` as a QR code, ``module_pixels`` per module, quiet zone included.
+
+    segno comes with the whatsapp extra (only WhatsApp live shows QR codes): without it this
+    raises ExtraMissing, one line naming the extra."""
+    segno = import_extra("segno")
     text = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else payload
     rows = list(segno.make_qr(text, error="m").matrix_iter(scale=1, border=border))
     side = len(rows) * module_pixels

@@ -13,8 +13,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 import engine.accounts.secrets as secrets
+from engine import extras
 from engine.errors import TicError
-from engine.sources import extras
 from engine.sources.base import NeedsSignIn, Source, SourceError
 from engine.store.models import SourceStatus
 from engine.workspace import Workspace

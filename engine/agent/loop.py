@@ -136,7 +136,7 @@ class AgentLoop:
         reply_only: bool = False,
         context: ToolContext | None = None,
         on_token: TokenCallback | None = None,
-        on_tool: Callable[[str, str], None] | None = None,
+        on_tool: Callable[[str, str, dict[str, Any]], None] | None = None,
     ) -> Any:
         """Run steps until the agent replies; returns what ``transcript.add_reply`` returns."""
         tools = [] if reply_only else self.tools(definition, depth, read_only)
@@ -158,11 +158,11 @@ class AgentLoop:
             previous = action
             handle = transcript.begin_tool(action, completion)
             if on_tool is not None:
-                on_tool(action.tool, "running")
+                on_tool(action.tool, "running", action.arguments)
             result = await self._run_tool(action, tools, ctx)
             transcript.end_tool(handle, result)
             if on_tool is not None:
-                on_tool(action.tool, result.status)
+                on_tool(action.tool, result.status, action.arguments)
         raise ModelError("the agent did not reply")  # unreachable: the last step must reply
 
     async def _step(

@@ -183,5 +183,5 @@ class ChatHub:
             result=result,
             finished_at=self.clock(),
         )
-        self.bus.publish(ToolCalled(session_id, name, status))
+        self.bus.publish(ToolCalled(session_id, name, status, args))
         return result

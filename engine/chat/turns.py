@@ -67,7 +67,9 @@ class Turns:
             reply_only=reply_only,
             context=ctx,
             on_token=lambda piece: self.bus.publish(ReplyToken(session_id, piece)),
-            on_tool=lambda name, status: self.bus.publish(ToolCalled(session_id, name, status)),
+            on_tool=lambda name, status, args: self.bus.publish(
+                ToolCalled(session_id, name, status, args)
+            ),
         )
         self.finished(reply, kind, delivered or [])
         return reply

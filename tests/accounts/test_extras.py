@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 import engine.accounts.secrets as secrets
+from engine import extras
 from engine.accounts.registry import AccountConfig, build_source, forget_secrets, missing_extra
-from engine.sources import extras
 from engine.sources.base import SourceError
 from engine.sources.google import secret_name
 from engine.workspace import Workspace
@@ -22,7 +22,7 @@ from tests import keyring_memory
 memory_keyring = keyring_memory.memory_keyring
 
 GOOGLE_HINT = "Google accounts need: pip install -e '.[google]'"
-WHATSAPP_HINT = "WhatsApp (live) needs: pip install -e '.[whatsapp]'"
+WHATSAPP_HINT = "WhatsApp live needs: pip install -e '.[whatsapp]'"
 PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 
 

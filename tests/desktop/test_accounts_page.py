@@ -416,7 +416,7 @@ async def test_live_whatsapp_connects_only_after_the_warning_is_accepted(
     ("button", "module", "hint"),
     [
         ("google_button", "googleapiclient", "Google accounts need: pip install -e '.[google]'"),
-        ("live_button", "neonize", "WhatsApp (live) needs: pip install -e '.[whatsapp]'"),
+        ("live_button", "neonize", "WhatsApp live needs: pip install -e '.[whatsapp]'"),
     ],
 )
 async def test_a_missing_extra_is_named_instead_of_connecting(
@@ -427,6 +427,16 @@ async def test_a_missing_extra_is_named_instead_of_connecting(
     assert page.message.text() == hint and not page.message.isHidden()
     assert page.findChildren(QtWidgets.QDialog) == []
     assert engine.settings.accounts == []
+
+
+async def test_live_whatsapp_without_its_extra_says_which_to_install(
+    engine, page, started, monkeypatch
+):
+    monkeypatch.setitem(sys.modules, "neonize", None)  # as if the extra were not installed
+    error = await page.accept_whatsapp_live()
+    assert error == "WhatsApp live needs: pip install -e '.[whatsapp]'"
+    assert page.message.text() == error
+    assert engine.settings.accounts == [] and started == []
 
 
 async def test_the_pairing_qr_code_is_shown_and_updated_in_one_window(engine, page):

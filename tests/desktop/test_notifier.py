@@ -472,7 +472,7 @@ def test_native_toast_is_displayed_by_dunst_on_a_virtual_display(run):
 
 
 def test_session_starts_display_bus_and_tray_and_leaves_nothing_behind():
-    needs("Xvfb", "dbus-daemon", "trayer", "xdotool")
+    needs("Xvfb", "dbus-daemon", "dbus-send", "trayer", "xdotool")
     with isolated_session() as session:
         assert session.display and session.display.startswith(":")
         assert session.bus_address and session.bus_address.startswith("unix:")

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 import engine.ipc.client as ipc
+from desktop.chat import welcome
 from engine.triage.rules.parse import NEVER, parse_rules
 from engine.workspace import Workspace
-from tests.cli_helpers import ROOT, SHARED, write_jsonl
+from tests.cli_helpers import ROOT, TRIAGE_DEV, write_jsonl
 from tests.desktop.session import isolated_session
 
 pytestmark = [
@@ -29,6 +30,7 @@ pytestmark = [
 ]
 
 README_SHOT = ROOT / "docs" / "chat-window.png"
+FIRST_RUN_SHOT = ROOT / "docs" / "first-run.png"
 
 
 def wait_for(predicate, timeout: float, what: str):
@@ -58,7 +60,7 @@ def distinct_colours(png: Path) -> int:
 
 
 def dev_event(event_id: str) -> dict:
-    for line in (SHARED / "cases.jsonl").read_text().splitlines():
+    for line in (TRIAGE_DEV / "cases.jsonl").read_text().splitlines():
         event = json.loads(line)["event"]
         if event["id"] == event_id:
             return event
@@ -80,7 +82,8 @@ def tic(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
 def desktop(tmp_path: Path) -> Iterator[tuple[object, object, dict[str, str], Workspace]]:
     home = tmp_path / "home"
     (home / "data").mkdir(parents=True)
-    (home / "data" / "notifications.md").write_text((SHARED / "rules-family.md").read_text())
+    (home / "data" / "notifications.md").write_text((TRIAGE_DEV / "rules-family.md").read_text())
+    welcome.remember_first_start(Workspace(home))  # not the first start: it opens in the tray
     with isolated_session() as session:
         server = session.start_fake_notifications()
         session.start_trayer()
@@ -198,3 +201,54 @@ def test_without_a_tray_host_the_app_says_so_and_shows_the_chat(tmp_path):
             if app.poll() is None:
                 app.kill()
                 app.wait()
+
+
+def test_the_first_start_opens_the_welcome_once(tmp_path):
+    home = tmp_path / "home"
+    workspace = Workspace(home)
+    with isolated_session() as session:
+        session.start_fake_notifications()
+        session.start_trayer()
+        env = dict(
+            session.env, TIC_HOME=str(home), QT_QPA_PLATFORM="xcb", TIC_ALLOW_MODEL_REQUESTS="1"
+        )
+        for start in ("first", "second"):
+            app = subprocess.Popen(
+                [sys.executable, "-m", "tic_desktop"],
+                env=env,
+                cwd=ROOT,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            try:
+                wait_for(lambda: ipc.app_running(workspace), 60, "the app to start")
+                status = wait_for(
+                    lambda: (
+                        (s := ipc.request(workspace, {"cmd": "status"}))
+                        and s["tray_visible"]
+                        and s["model_ready"]
+                        and s
+                    ),
+                    120,
+                    "the app to be ready",
+                )
+                assert status["messages"] == [] and not status["model_error"]
+                assert status["chat_status"] == ""
+                assert status["welcome_visible"]  # in an empty chat, always
+                if start == "first":
+                    assert status["first_start"] and status["window_visible"]
+                    shot = tmp_path / "first-run.png"
+                    assert ipc.request(workspace, {"cmd": "screenshot", "path": str(shot)})["ok"]
+                    assert distinct_colours(shot) > 20
+                    if os.environ.get("TIC_UPDATE_SCREENSHOT"):
+                        shutil.copyfile(shot, FIRST_RUN_SHOT)
+                    history = tic("history", "--json", env=env)
+                    assert history.returncode == 0 and history.stdout == ""  # nothing stored
+                else:  # once only: later starts stay in the tray
+                    assert not status["first_start"] and not status["window_visible"]
+                assert ipc.request(workspace, {"cmd": "quit"})["ok"]
+                assert app.wait(timeout=60) == 0
+            finally:
+                if app.poll() is None:
+                    app.kill()
+                    app.wait()

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from desktop import autostart
-from desktop.qt import QtCore, QtWidgets
+from desktop.qt import QtCore, QtGui, QtWidgets
 from desktop.settings.dialog import SettingsDialog
+from desktop.system import autostart, xdg
 from engine.settings import Settings
 
 CHECK_TIMEOUT_MS = 3000
@@ -284,6 +284,64 @@ def test_equal_quiet_hours_refuse_ok(qtbot, make_dialog):
     assert dialog.ok_button.isEnabled()
 
 
+# --- the rules file ------------------------------------------------------------------
+
+
+class Opened(list):
+    """The URLs handed to the desktop to open, and what the desktop answers."""
+
+    answer = True
+
+
+@pytest.fixture
+def opened(monkeypatch) -> Opened:
+    """What the dialog hands to the desktop to open (nothing really opens)."""
+    urls = Opened()
+
+    def open_url(url: QtCore.QUrl) -> bool:
+        urls.append(url)
+        return urls.answer
+
+    monkeypatch.setattr(QtGui.QDesktopServices, "openUrl", open_url)
+    return urls
+
+
+def test_edit_notification_rules_opens_the_file_in_the_users_editor(
+    make_dialog, workspace, opened, qtbot
+):
+    dialog = make_dialog(rules_file=workspace.rules_file)
+    notes = dialog.notifications_page
+    assert notes.edit_rules_button.text() == "Edit notification rules…"
+    qtbot.mouseClick(notes.edit_rules_button, QtCore.Qt.MouseButton.LeftButton)
+    assert [url.toLocalFile() for url in opened] == [str(workspace.rules_file)]
+    assert notes.rules_message.isHidden()
+
+
+def test_when_no_app_opens_the_rules_the_dialog_says_where_they_are(
+    make_dialog, workspace, opened, qtbot
+):
+    opened.answer = False
+    dialog = make_dialog(rules_file=workspace.rules_file)
+    notes = dialog.notifications_page
+    notes.edit_rules()
+    assert not notes.rules_message.isHidden()
+    text = notes.rules_message.text()
+    assert "\n" not in text and text.endswith(str(workspace.rules_file))
+
+
+def test_a_missing_rules_file_is_named(make_dialog, tmp_path, opened):
+    dialog = make_dialog(rules_file=tmp_path / "gone.md")
+    dialog.notifications_page.edit_rules()
+    assert opened == []
+    assert dialog.notifications_page.rules_message.text() == (
+        f"The rules file is missing: {tmp_path / 'gone.md'}"
+    )
+
+
+def test_without_a_rules_file_there_is_no_button(make_dialog):
+    assert not hasattr(make_dialog().notifications_page, "edit_rules_button")
+
+
 # --- accounts ------------------------------------------------------------------------
 
 
@@ -348,7 +406,7 @@ def _parse_exec(value: str) -> list[str]:
                 args.append(current)
             current = None
         else:
-            assert ch not in autostart._RESERVED, f"unquoted reserved {ch!r} in {text!r}"
+            assert ch not in xdg.RESERVED, f"unquoted reserved {ch!r} in {text!r}"
             current = (current or "") + ch
         i += 1
     assert not quoted, f"unterminated quote in {text!r}"

@@ -6,9 +6,9 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from desktop.tray import TrayController, tomorrow_morning
+from desktop.tray import TrayController, tomorrow_morning, until_text
 
 
 def actions(tray: TrayController) -> dict[str, object]:
@@ -32,8 +32,27 @@ def test_states_show_in_the_tooltip(qtbot):
     assert tray.error is None and "new notification" in tray.tooltip()
     tray.set_state("idle")
     tray.set_paused(True)
-    assert tray.tooltip() == "TIC — notifications paused"
+    assert tray.tooltip() == "TIC — notifications paused until you turn them back on"
     assert actions(tray)["Turn notifications back on"].isEnabled()
+
+
+def test_the_paused_tooltip_says_until_when(qtbot):
+    tray = TrayController()
+    soon = datetime.now().astimezone() + timedelta(minutes=5)
+    tray.set_paused(True, soon)
+    assert tray.tooltip() == f"TIC — notifications paused {until_text(soon)}"
+    assert until_text(soon).startswith("until ")
+    tray.set_paused(False)
+    assert tray.tooltip() == "TIC — all quiet" and tray.paused_until is None
+
+
+def test_until_text():
+    now = datetime.fromisoformat("2026-11-10T21:00:00").astimezone()
+    assert until_text(None, now) == "until you turn them back on"
+    assert until_text(now.replace(hour=22, minute=30), now) == "until 22:30"
+    assert until_text(tomorrow_morning(now, 9), now) == "until 09:00 tomorrow"
+    later = (now + timedelta(days=3)).replace(hour=9, minute=0)
+    assert until_text(later, now) == f"until {later:%a} 13 Nov, 09:00"
 
 
 def test_menu_actions_emit_their_signals(qtbot):
@@ -43,6 +62,7 @@ def test_menu_actions_emit_their_signals(qtbot):
         ("Open chat", tray.openChat),
         ("Check now", tray.checkNow),
         ("Settings…", tray.openSettings),
+        ("Edit notification rules…", tray.editRules),
         ("Quit", tray.quitRequested),
     ):
         with qtbot.waitSignal(signal, timeout=1000):

@@ -11,17 +11,17 @@ import pytest
 from engine.llm.llama import LlamaCppModel
 from engine.llm.select import default_model_path
 from engine.triage.decider import rule_choice_schema
-from tests.cli_helpers import SHARED, run_tic, write_jsonl
+from tests.cli_helpers import TRIAGE_DEV, run_tic, write_jsonl
 
 pytestmark = pytest.mark.real_model
 
-FAMILY_RULES = SHARED / "rules-family.md"
+FAMILY_RULES = TRIAGE_DEV / "rules-family.md"
 
 
 def dev_cases() -> list[dict]:
     return [
         json.loads(line)
-        for line in (SHARED / "cases.jsonl").read_text().splitlines()
+        for line in (TRIAGE_DEV / "cases.jsonl").read_text().splitlines()
         if line.strip()
     ]
 
@@ -66,7 +66,7 @@ def test_triage_answers_every_dev_case_with_valid_json(tmp_path: Path):
         out = run_tic(
             "triage",
             "--rules",
-            str(SHARED / f"rules-{rules}.md"),
+            str(TRIAGE_DEV / f"rules-{rules}.md"),
             "--events",
             str(events),
             "--now",
@@ -83,7 +83,9 @@ def test_triage_answers_every_dev_case_with_valid_json(tmp_path: Path):
             assert obj["id"] == case["event"]["id"]
             assert isinstance(obj["notify"], bool) and isinstance(obj["reason"], str)
             assert obj["summary"] is None if not obj["notify"] else isinstance(obj["summary"], str)
-            assert obj["rule"] is None or obj["rule"] in (SHARED / f"rules-{rules}.md").read_text()
+            assert (
+                obj["rule"] is None or obj["rule"] in (TRIAGE_DEV / f"rules-{rules}.md").read_text()
+            )
             answered += 1
             correct += obj["notify"] == case["notify"]
     assert answered == len(dev_cases())
@@ -130,7 +132,7 @@ async def test_reply_streams_tokens_from_the_real_model(workspace):
 def test_tic_eval_meets_the_goals_on_the_dev_set(tmp_path: Path):
     out = run_tic(
         "eval",
-        str(SHARED / "cases.jsonl"),
+        str(TRIAGE_DEV / "cases.jsonl"),
         "--min-accuracy",
         "0.95",
         home=tmp_path,

@@ -28,7 +28,10 @@ from engine.sources.whatsapp.live import (
 )
 from engine.store.models import EventRecord
 
-NEONIZE = load_neonize()  # imports neonize quietly (it leaks a pipe and configures logging)
+try:  # imports neonize quietly (it leaks a pipe and configures logging)
+    NEONIZE = load_neonize()
+except SourceError as exc:  # e.g. no libmagic (apt-get install libmagic1)
+    pytest.skip(str(exc), allow_module_level=True)
 ME = "393330000001@s.whatsapp.net"
 ME_LID = "112233445566@lid"
 MARCO = "393331112222"

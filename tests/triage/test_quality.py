@@ -16,7 +16,7 @@ from engine.triage.policy import decide_by_rules
 from engine.triage.rules.compile import compile_rules
 from engine.triage.rules.parse import parse_rules
 from engine.triage.summary import summarize
-from tests.cli_helpers import ROOT, SHARED
+from tests.cli_helpers import ROOT, TRIAGE_DEV
 from tests.factories import make_event
 
 GENERALIZATION = ROOT / "tests" / "triage" / "generalization"
@@ -25,7 +25,7 @@ NOW = datetime.fromisoformat("2026-11-10T08:00:00+00:00")
 
 @pytest.mark.parametrize(
     "cases",
-    [SHARED / "cases.jsonl", GENERALIZATION / "cases.jsonl"],
+    [TRIAGE_DEV / "cases.jsonl", GENERALIZATION / "cases.jsonl"],
     ids=["dev-set", "generalization"],
 )
 async def test_decisions_meet_the_goals_with_no_model_call(cases: Path, workspace):
@@ -179,7 +179,7 @@ def test_a_rule_code_cannot_read_is_left_to_the_model():
 def _dev_events():
     import json
 
-    for line in (SHARED / "cases.jsonl").read_text().splitlines():
+    for line in (TRIAGE_DEV / "cases.jsonl").read_text().splitlines():
         case = json.loads(line)
         if case["notify"]:
             yield case["event"]

@@ -29,8 +29,8 @@ from typing import Any
 
 from engine.clock import utcnow
 from engine.events import Chat, Event, Person
+from engine.extras import ExtraMissing, import_extra
 from engine.sources.base import Batch, NeedsSignIn, Source, SourceError, TransientError
-from engine.sources.extras import install_hint
 from engine.tasks import one_line
 
 log = logging.getLogger(__name__)
@@ -82,13 +82,14 @@ def load_neonize() -> dict[str, Any]:
     try:
         with warnings.catch_warnings(), _uname_without_a_pipe():
             warnings.simplefilter("ignore", ResourceWarning)
+            import_extra("neonize")  # only with the whatsapp extra
             from neonize import client as neonize_client
             from neonize import events as neonize_events
             from neonize.utils import ffmpeg
-    except ImportError:
-        raise SourceError(install_hint("whatsapp")) from None
-    except Exception as exc:  # OSError loading its native library, ...
-        raise SourceError(f"neonize cannot load: {exc}") from None
+    except ExtraMissing as exc:
+        raise SourceError(str(exc)) from None
+    except Exception as exc:  # a broken install, or OSError loading its native library
+        raise SourceError(f"neonize cannot load ({exc}); reinstall the whatsapp extra") from None
     finally:
         root.handlers[:] = handlers
         root.setLevel(level)

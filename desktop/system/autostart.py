@@ -8,18 +8,11 @@ raises :class:`AutostartUnsupported`, whose message is fit to show in the settin
 from __future__ import annotations
 
 import configparser
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-ENTRY_NAME = "tic-desktop.desktop"
-
-_XDG_PLATFORMS = ("linux", "freebsd", "openbsd", "netbsd", "dragonfly")
-# Characters that force an Exec argument into double quotes (Desktop Entry spec, "Exec key").
-_RESERVED = frozenset(" \t\n\"'\\><~|&;$*?#()`")
-# Characters that must be backslash-escaped inside a double-quoted Exec argument.
-_ESCAPED_IN_QUOTES = frozenset('"`$\\')
+from desktop.system import xdg
 
 
 class AutostartUnsupported(NotImplementedError):
@@ -28,7 +21,7 @@ class AutostartUnsupported(NotImplementedError):
 
 def unsupported_reason() -> str | None:
     """Why start on login cannot work here, or None when it can."""
-    if sys.platform.startswith(_XDG_PLATFORMS):
+    if xdg.is_xdg_platform():
         return None
     system = {"darwin": "macOS", "win32": "Windows", "cygwin": "Windows"}.get(
         sys.platform, sys.platform
@@ -38,10 +31,7 @@ def unsupported_reason() -> str | None:
 
 def autostart_path() -> Path:
     """``$XDG_CONFIG_HOME/autostart/tic-desktop.desktop`` (``~/.config`` when unset)."""
-    config_home = os.environ.get("XDG_CONFIG_HOME", "").strip()
-    # The spec says a relative value is invalid and must be ignored.
-    base = Path(config_home) if os.path.isabs(config_home) else Path.home() / ".config"
-    return base / "autostart" / ENTRY_NAME
+    return xdg.config_home() / "autostart" / xdg.ENTRY_NAME
 
 
 def set_start_on_login(enabled: bool, command: Sequence[str]) -> None:
@@ -57,10 +47,7 @@ def set_start_on_login(enabled: bool, command: Sequence[str]) -> None:
         return
     if not command:
         raise ValueError("the start-on-login command is empty")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".desktop.tmp")
-    tmp.write_text(desktop_entry(command), encoding="utf-8")
-    tmp.replace(path)
+    xdg.write_text_atomically(path, desktop_entry(command))
 
 
 def is_start_on_login() -> bool:
@@ -86,35 +73,4 @@ def is_start_on_login() -> bool:
 
 def desktop_entry(command: Sequence[str]) -> str:
     """The text of the autostart ``.desktop`` file that runs ``command``."""
-    lines = [
-        "[Desktop Entry]",
-        "Type=Application",
-        "Version=1.5",
-        "Name=TIC Desktop",
-        "Comment=Local-first assistant in the system tray that tells you only what matters",
-        f"Exec={exec_value(command)}",
-        "Terminal=false",
-        "X-GNOME-Autostart-enabled=true",
-    ]
-    return "\n".join(lines) + "\n"
-
-
-def exec_value(command: Sequence[str]) -> str:
-    """``command`` as an ``Exec=`` value: each argument quoted per the Exec rules, then the
-    whole string escaped as a key-file string value (the spec applies that escape first)."""
-    joined = " ".join(_quote_argument(arg) for arg in command)
-    return _escape_string_value(joined)
-
-
-def _quote_argument(arg: str) -> str:
-    arg = arg.replace("%", "%%")  # a literal percent sign, never a field code
-    if arg and not (_RESERVED & set(arg)):
-        return arg
-    inner = "".join("\\" + ch if ch in _ESCAPED_IN_QUOTES else ch for ch in arg)
-    return f'"{inner}"'
-
-
-def _escape_string_value(value: str) -> str:
-    return (
-        value.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
-    )
+    return xdg.desktop_entry(command, {"Icon": xdg.APP_ID, "X-GNOME-Autostart-enabled": "true"})

@@ -1,0 +1,1 @@
+"""The desktop environment around the app: XDG entries (menu, autostart) and Qt's preflight."""

@@ -1,0 +1,70 @@
+"""A scripted model for a ``tic`` subprocess: an OpenAI-compatible server on 127.0.0.1 that
+answers each request with the next reply the test hands it (``--model http://…/v1``).
+
+A request waits until the test has given its answer, so a test decides exactly when the
+model "finishes" (e.g. while the user is typing)."""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+WAIT = 60.0  # seconds a request waits for the test's answer
+
+
+class ScriptedServer:
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self._answers: queue.Queue[dict[str, Any]] = queue.Queue()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers["Content-Length"])
+                outer.requests.append(json.loads(self.rfile.read(length)))
+                try:
+                    answer = outer._answers.get(timeout=WAIT)
+                except queue.Empty:
+                    self.send_response(503)
+                    self.end_headers()
+                    self.wfile.write(b"the test gave no answer")
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                text = json.dumps(answer)
+                for i in range(0, len(text), 8):
+                    chunk = {"choices": [{"delta": {"content": text[i : i + 8]}}]}
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                self.wfile.write(b"data: [DONE]\n\n")
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def answer(self, *replies: dict[str, Any]) -> None:
+        for reply in replies:
+            self._answers.put(reply)
+
+    def wait_for_requests(self, count: int, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while len(self.requests) < count:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the model got {len(self.requests)} of {count} requests")
+            time.sleep(0.05)
+
+    def __enter__(self) -> ScriptedServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join()

@@ -1,0 +1,187 @@
+"""The terminal chat's screen, with a fake terminal and a fake readline."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import Callable
+
+import pytest
+
+from engine.bus import ReplyFinished, ReplyStarted, ReplyToken, ToolCalled, TurnFailed
+from engine.chatconsole import CLEAR_LINE, ChatConsole, describe_tool_call
+from tests.factories import reply, tool
+
+
+class FakeReadline:
+    def __init__(self) -> None:
+        self.buffer = ""
+        self.redisplays = 0
+        self.hook: Callable[[], object] | None = None
+
+    def get_line_buffer(self) -> str:
+        return self.buffer
+
+    def redisplay(self) -> None:
+        self.redisplays += 1
+
+    def set_pre_input_hook(self, function: Callable[[], object] | None = None, /) -> None:
+        self.hook = function
+
+
+def reply_events(kind: str, text: str, pieces: int = 3) -> list[object]:
+    size = max(1, len(text) // pieces)
+    tokens = [ReplyToken(1, text[i : i + size]) for i in range(0, len(text), size)]
+    return [ReplyStarted(1, kind), *tokens, ReplyFinished(1, 7, text, kind)]
+
+
+def show(console: ChatConsole, events: list[object]) -> None:
+    for event in events:
+        console.on_event(event)
+
+
+@pytest.fixture
+def editor() -> FakeReadline:
+    return FakeReadline()
+
+
+@pytest.fixture
+def screen() -> io.StringIO:
+    return io.StringIO()
+
+
+def test_tool_calls_are_one_line_with_their_arguments():
+    assert (
+        describe_tool_call(
+            "add_notification_rule", {"section": "Never notify", "rule": "LinkedIn"}, "done"
+        )
+        == '  · add_notification_rule(section="Never notify", rule="LinkedIn") → done'
+    )
+    assert describe_tool_call("list_jobs", {}, "failed") == "  · list_jobs() → failed"
+    long = describe_tool_call("write_file", {"path": "a.md", "text": "x" * 500, "n": 3}, "done")
+    assert long.startswith('  · write_file(path="a.md", text="xxx')
+    assert long.endswith(", n=3) → done")
+    assert len(long) < 120 and "…" in long
+
+
+def test_the_users_own_reply_streams_on_one_line(screen):
+    console = ChatConsole(screen, io.StringIO())
+    show(console, reply_events("user", "Hello Mario, nothing new today."))
+    assert screen.getvalue() == "assistant: Hello Mario, nothing new today.\n"
+
+
+def test_a_completed_reply_adds_what_the_stream_left_out(screen):
+    console = ChatConsole(screen, io.StringIO())
+    show(console, [ReplyStarted(1, "user"), ReplyToken(1, "Done.")])
+    console.on_event(ReplyFinished(1, 7, "Done.\n\n(Done: added to Never notify: X.)", "user"))
+    assert screen.getvalue() == "assistant: Done.\n\n(Done: added to Never notify: X.)\n"
+
+
+def test_a_notification_at_the_prompt_is_printed_above_it_and_the_line_is_redrawn(screen, editor):
+    console = ChatConsole(screen, io.StringIO(), editor)
+    assert editor.hook is not None
+    editor.hook()  # readline shows the prompt
+    editor.buffer = "what did Ann"
+    screen.write("> what did Ann")  # what readline echoed
+    show(console, reply_events("notification", "Anna Berg asks you to call her back."))
+    assert screen.getvalue() == (
+        "> what did Ann"
+        + CLEAR_LINE
+        + "assistant (notification): Anna Berg asks you to call her back.\n"
+        + "> what did Ann"
+    )
+    assert editor.redisplays == 1
+
+
+def test_tool_calls_at_the_prompt_keep_the_line_too(screen, editor):
+    console = ChatConsole(screen, io.StringIO(), editor)
+    editor.hook()
+    editor.buffer = "hi"
+    console.on_event(ToolCalled(1, "schedule_job", "running", {"when": "09:00"}))
+    assert screen.getvalue() == ""  # only how it ended is shown
+    console.on_event(ToolCalled(1, "schedule_job", "done", {"when": "09:00"}))
+    assert screen.getvalue() == f'{CLEAR_LINE}  · schedule_job(when="09:00") → done\n> hi'
+
+
+def test_a_failed_turn_goes_to_stderr_above_the_prompt(screen, editor):
+    errors = io.StringIO()
+    console = ChatConsole(screen, errors, editor)
+    editor.hook()
+    console.on_event(TurnFailed(1, "notification", "model server unreachable"))
+    assert errors.getvalue() == "[notification turn failed: model server unreachable]\n"
+    assert screen.getvalue() == f"{CLEAR_LINE}> "
+
+
+def test_without_a_terminal_everything_is_plain(screen):
+    console = ChatConsole(screen, io.StringIO(), None, input_fn=lambda prompt: prompt + "hi")
+    assert console.prompt == ""
+    assert console.read_line() == "hi"
+    show(console, reply_events("notification", "Anna wrote."))
+    console.on_event(ToolCalled(1, "search_events", "done", {"query": "Anna"}))
+    assert screen.getvalue() == (
+        'assistant (notification): Anna wrote.\n  · search_events(query="Anna") → done\n'
+    )
+    assert "\x1b" not in screen.getvalue()
+
+
+def test_after_the_user_pressed_enter_replies_stream_again(screen, editor):
+    console = ChatConsole(screen, io.StringIO(), editor, input_fn=lambda prompt: "hello")
+    editor.hook()
+    assert console.read_line() == "hello"  # the prompt is gone
+    show(console, reply_events("user", "Hi there."))
+    assert screen.getvalue() == "assistant: Hi there.\n"
+    assert editor.redisplays == 0
+
+
+def test_a_reply_interrupted_by_a_tool_line_is_shown_whole_at_the_end(screen):
+    console = ChatConsole(screen, io.StringIO())
+    show(console, [ReplyStarted(1, "user"), ReplyToken(1, "Let me")])
+    console.on_event(ToolCalled(1, "search_events", "done", {"query": "Anna"}))
+    console.on_event(ReplyFinished(1, 7, "Anna wrote twice.", "user"))
+    assert screen.getvalue() == (
+        'assistant: Let me\n  · search_events(query="Anna") → done\nassistant: Anna wrote twice.\n'
+    )
+
+
+async def test_next_line_reads_in_a_thread_and_passes_end_of_input_on():
+    lines = iter(["first"])
+
+    def fake_input(prompt: str) -> str:
+        try:
+            return next(lines)
+        except StopIteration:
+            raise EOFError from None
+
+    console = ChatConsole(io.StringIO(), io.StringIO(), None, input_fn=fake_input)
+    assert await asyncio.wait_for(console.next_line(), 5) == "first"
+    with pytest.raises(EOFError):
+        await asyncio.wait_for(console.next_line(), 5)
+
+
+def test_close_removes_the_readline_hook(editor):
+    console = ChatConsole(io.StringIO(), io.StringIO(), editor)
+    with console.session():
+        assert editor.hook is not None
+    assert editor.hook is None
+
+
+async def test_tool_calls_on_the_bus_carry_their_arguments(engine, model):
+    seen: list[object] = []
+    engine.bus.subscribe(seen.append)
+    model.add(tool("search_events", query="Anna"), reply("Anna wrote nothing yet."))
+    await engine.hub.send("hello there")
+    calls = [e for e in seen if isinstance(e, ToolCalled)]
+    assert [(c.name, c.status, c.arguments) for c in calls] == [
+        ("search_events", "running", {"query": "Anna"}),
+        ("search_events", "done", {"query": "Anna"}),
+    ]
+
+
+async def test_a_preference_change_on_the_bus_carries_the_rule(engine, model):
+    seen: list[object] = []
+    engine.bus.subscribe(seen.append)
+    model.add(reply("Done, no more LinkedIn notifications."))
+    await engine.hub.send("stop telling me about LinkedIn")
+    (call,) = [e for e in seen if isinstance(e, ToolCalled)]
+    assert call.name == "add_notification_rule" and call.status == "done"
+    assert call.arguments == {"section": "never", "rule": "LinkedIn"}
