@@ -46,6 +46,7 @@ from engine.ipc import client as ipc_client
 from engine.ipc.server import Handler, IpcServer, Request
 from engine.jobs.scheduler import JobScheduler
 from engine.llm.base import LanguageModel
+from engine.llm.capability import Capability
 from engine.llm.holder import ModelHolder
 from engine.llm.loading import (
     check_model_choice,
@@ -83,7 +84,7 @@ class Engine:
         self.clock = clock
         self.bus = bus if bus is not None else EventBus()
         self._settings = settings
-        self._model = ModelHolder(model)
+        self._model = ModelHolder(model, settings.model_capability)
         self._model_error = model.error if isinstance(model, UnavailableModel) else None
         self.db = open_database(self.workspace.db_path)
         self.unexpected_errors = 0  # bugs (not TicErrors) caught in the background, logged
@@ -225,6 +226,11 @@ class Engine:
         return self._model.name
 
     @property
+    def capability(self) -> Capability:
+        """What the current model may be trusted with, the user's override applied."""
+        return self._model.capability
+
+    @property
     def model_error(self) -> str | None:
         """Why the model cannot be used (it could not be made or loaded), else None."""
         return self._model_error
@@ -245,6 +251,7 @@ class Engine:
         self.tic.batch_size = new.batch_size
         self.tic.max_attempts = new.max_event_attempts
         self.loop.max_steps = new.max_tool_steps
+        self._model.override = new.model_capability
         if not model_settings_changed(old, new):
             return SettingsApplied(model_changed=False, model_error=self._model_error)
         model, _error = load_model_or_stand_in(self.workspace, new, None)

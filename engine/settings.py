@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from engine.accounts.registry import AccountConfig
 from engine.fsutil import atomic_write
+from engine.llm.capability import CapabilitySetting
 from engine.tasks import one_line
 
 log = logging.getLogger(__name__)
@@ -23,6 +24,8 @@ class Settings(BaseModel):
     server_model: str = "default"  # the model name to ask a server for
     context_size: int = Field(8192, ge=512, le=131072)
     model_threads: int | None = Field(None, ge=1, le=256)
+    # "auto": the backend judges its model (GGUF under ~1B parameters: tiny; servers: capable)
+    model_capability: CapabilitySetting = "auto"
     max_tool_steps: int = Field(6, ge=1, le=20)
     quiet_hours_start: str | None = Field(None, pattern=r"^([01]\d|2[0-3]):[0-5]\d$")
     quiet_hours_end: str | None = Field(None, pattern=r"^([01]\d|2[0-3]):[0-5]\d$")

@@ -11,6 +11,8 @@ from engine.accounts.registry import LABELS as ACCOUNT_LABELS
 from engine.accounts.registry import AccountConfig, AccountState, Kind
 from engine.chat.wording import SOURCE_LABELS
 from engine.ipc.server import Handler as RequestHandler
+from engine.llm.capability import Capability, CapabilitySetting
+from engine.llm.capability import describe as describe_capability
 from engine.sources.whatsapp.live import UNOFFICIAL_WARNING
 
 __all__ = [
@@ -19,12 +21,15 @@ __all__ = [
     "UNOFFICIAL_WARNING",
     "AccountConfig",
     "AccountState",
+    "Capability",
+    "CapabilitySetting",
     "CheckResult",
     "IngestResult",
     "Kind",
     "Reply",
     "RequestHandler",
     "SettingsApplied",
+    "describe_capability",
 ]
 
 

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
+from engine.llm.capability import Capability
+
 Role = Literal["system", "user", "assistant"]
 JsonSchema = dict[str, Any]
 """A JSON schema (a JSON object: its values are arbitrary JSON)."""
@@ -48,6 +50,11 @@ class LanguageModel(ABC):
     llama.cpp), so structured decisions and tool actions always parse, even on tiny models."""
 
     name: str = "model"
+
+    @property
+    def capability(self) -> Capability:
+        """What this model can be trusted with (see :mod:`engine.llm.capability`)."""
+        return "capable"
 
     async def load(self) -> None:  # noqa: B027 - optional hook
         """Load weights ahead of the first call (for progress display). Optional."""

@@ -6,14 +6,20 @@ from __future__ import annotations
 from typing import Any
 
 from engine.llm.base import Completion, LanguageModel, Message, TokenCallback
+from engine.llm.capability import Capability, CapabilitySetting, effective
 
 
 class ModelHolder(LanguageModel):
     """A LanguageModel that forwards every call to the model it currently holds."""
 
-    def __init__(self, model: LanguageModel):
+    def __init__(self, model: LanguageModel, override: CapabilitySetting = "auto"):
         self.current = model
         self.name = model.name
+        self.override: CapabilitySetting = override  # the user's setting wins over the model's
+
+    @property
+    def capability(self) -> Capability:
+        return effective(self.current.capability, self.override)
 
     def swap(self, model: LanguageModel) -> LanguageModel:
         """Hold ``model`` from now on; returns the previous one (the caller closes it)."""

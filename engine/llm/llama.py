@@ -22,6 +22,7 @@ from engine.llm.base import (
     TokenCallback,
     threadsafe,
 )
+from engine.llm.capability import Capability, gguf_capability
 from engine.llm.guard import check_allowed
 
 if TYPE_CHECKING:
@@ -65,6 +66,7 @@ class LlamaCppModel(LanguageModel):
     ):
         self.path = validate_model_file(path)
         self.name = self.path.stem
+        self._capability = gguf_capability(self.path)
         self.context_size = context_size
         self.threads = threads
         # Small models loop on greedy decoding ("ask for help, ask for help, ...").
@@ -91,6 +93,10 @@ class LlamaCppModel(LanguageModel):
         except (ValueError, RuntimeError, OSError) as exc:
             raise ModelError(f"cannot load model {self.path.name}: {exc}") from None
         return self._llama
+
+    @property
+    def capability(self) -> Capability:
+        return self._capability
 
     async def load(self) -> None:
         check_allowed(f"load {self.path.name}")

@@ -13,6 +13,7 @@ from typing import Any, TypedDict
 import jsonschema
 
 from engine.llm.base import Completion, JsonSchema, LanguageModel, Message, TokenCallback
+from engine.llm.capability import Capability
 
 Reply = str | dict[str, Any]
 """Reply text, or a JSON object that is sent as its text."""
@@ -33,11 +34,22 @@ class ScriptExhausted(AssertionError):
 class ScriptedModel(LanguageModel):
     name = "scripted"
 
-    def __init__(self, script: Iterable[ScriptEntry] = (), *, default: ScriptEntry | None = None):
+    def __init__(
+        self,
+        script: Iterable[ScriptEntry] = (),
+        *,
+        default: ScriptEntry | None = None,
+        capability: Capability = "capable",
+    ):
+        self._capability: Capability = capability
         self.script: list[ScriptEntry] = list(script)
         self.default = default
         self.calls: list[ScriptedCall] = []
         self.closed = False
+
+    @property
+    def capability(self) -> Capability:
+        return self._capability
 
     def add(self, *entries: ScriptEntry) -> None:
         self.script.extend(entries)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from engine.errors import ModelError
 from engine.llm.base import Completion, JsonSchema, LanguageModel, Message, TokenCallback
+from engine.llm.capability import Capability
 
 
 class UnavailableModel(LanguageModel):
@@ -13,6 +14,11 @@ class UnavailableModel(LanguageModel):
 
     def __init__(self, error: str):
         self.error = error
+
+    @property
+    def capability(self) -> Capability:
+        """It writes nothing: whatever the user reads is composed from the facts."""
+        return "tiny"
 
     async def load(self) -> None:
         raise ModelError(self.error)
