@@ -84,6 +84,7 @@ class DesktopApp(QtCore.QObject):
         self.model_error = self.engine.model_error
         self.bridge = EngineBridge(self.engine.bus, self)
         self.chat = ChatWindow()
+        self.show_model()
         self.chat.load_history(self.engine.history(200))
         self.first_start = welcome.is_first_start(self.workspace)
         if self.first_start:
@@ -181,12 +182,28 @@ class DesktopApp(QtCore.QObject):
     def _on_model_ready(self, _ev: ModelReady) -> None:
         self.model_ready = True
         self.chat.set_status(self.base_status, False)
+        self.show_model()
+
+    def show_model(self) -> None:
+        """The chat's header: the model and what it is trusted with."""
+        from engine.types import describe_capability, model_label
+
+        if self.model_error:
+            self.chat.set_model("No model", self.model_error, show_timing=False)
+            return
+        capability = self.engine.capability
+        self.chat.set_model(
+            model_label(self.engine.model_name, capability),
+            describe_capability(capability),
+            show_timing=capability == "capable",
+        )
 
     def _on_model_failed(self, ev: ModelFailed) -> None:
         self.model_ready = True  # given up on: model_error says why
         self.model_error = ev.error
         self.tray.set_state("error", ev.error)
         self.chat.set_status(ev.error, False)
+        self.show_model()
 
     @staticmethod
     def show_whatsapp_qr(ev: WhatsAppQrCode) -> None:
@@ -281,11 +298,14 @@ class DesktopApp(QtCore.QObject):
 
         accounts_page = AccountsPage(self.engine, self.spawn)
         accounts_page.refreshed.connect(self.check_accounts)
+        from engine.types import model_label
+
         dialog = SettingsDialog(
             self.engine.settings,
             parent=None,
             accounts_page=accounts_page,
             rules_file=self.workspace.rules_file,
+            model_label=model_label(self.engine.model_name, self.engine.detected_capability),
         )
         if accounts:
             dialog.tabs.setCurrentWidget(accounts_page)
@@ -309,8 +329,10 @@ class DesktopApp(QtCore.QObject):
                 set_start_on_login(new.start_on_login, launch_command())
             except Exception as exc:
                 self.chat.set_status(f"Start on login: {exc}", False)
+        self.show_model()  # the capability setting may have changed
         if applied.model_changed:
             self.model_error = applied.model_error
+            self.show_model()
             if applied.model_error:
                 self.tray.set_state("error", applied.model_error)
             else:
@@ -365,6 +387,7 @@ class DesktopApp(QtCore.QObject):
             "model_error": self.model_error,
             "model_ready": self.model_ready,
             "chat_status": self.chat.status_text(),
+            "chat_model": self.chat.model_text(),
             "first_start": self.first_start,
             "welcome_visible": self.chat.welcome_visible(),
         }

@@ -48,6 +48,10 @@ class ReplyFinished:
     kind: str
     notifications: list[dict[str, Any]] = field(default_factory=list)
     fallback: bool = False  # worded by TIC itself because the model failed repeatedly
+    composed: bool = False  # composed in code from the facts, not written by the model
+    # How long the model took, from the turn's start (None: no model wrote it, or no tokens).
+    first_token_ms: int | None = None
+    total_ms: int | None = None
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ from engine.ipc import client as ipc_client
 from engine.ipc.server import Handler, IpcServer, Request
 from engine.jobs.scheduler import JobScheduler
 from engine.llm.base import LanguageModel
-from engine.llm.capability import Capability
+from engine.llm.capability import Capability, gguf_capability
 from engine.llm.holder import ModelHolder
 from engine.llm.loading import (
     check_model_choice,
@@ -54,6 +54,7 @@ from engine.llm.loading import (
     load_model_or_stand_in,
     model_settings_changed,
 )
+from engine.llm.openai_compat import is_server_url
 from engine.llm.unavailable import UnavailableModel
 from engine.settings import Settings
 from engine.sources.sync import SourceRunner
@@ -231,6 +232,11 @@ class Engine:
         return self._model.capability
 
     @property
+    def detected_capability(self) -> Capability:
+        """What the backend judges its model to be (what "Automatic" in Settings means)."""
+        return self._model.current.capability
+
+    @property
     def model_error(self) -> str | None:
         """Why the model cannot be used (it could not be made or loaded), else None."""
         return self._model_error
@@ -289,6 +295,14 @@ class Engine:
         """Raise ModelError unless ``choice`` is a usable GGUF file or a model server's URL.
         Blocking (reads the file's header): call it off the UI thread."""
         check_model_choice(choice)
+
+    @staticmethod
+    def judge_model(choice: str) -> Capability:
+        """What a model choice could be trusted with: a model server is capable, a GGUF file
+        is judged by its header. Blocking: call it off the UI thread."""
+        if is_server_url(choice):
+            return "capable"
+        return gguf_capability(Path(choice).expanduser())
 
     # accounts -------------------------------------------------------------------------------
 

@@ -9,14 +9,16 @@ from typing import Any
 
 from engine.accounts.registry import LABELS as ACCOUNT_LABELS
 from engine.accounts.registry import AccountConfig, AccountState, Kind
+from engine.chat.answers import EXAMPLE_PROMPTS
 from engine.chat.wording import SOURCE_LABELS
 from engine.ipc.server import Handler as RequestHandler
-from engine.llm.capability import Capability, CapabilitySetting
+from engine.llm.capability import Capability, CapabilitySetting, model_label
 from engine.llm.capability import describe as describe_capability
 from engine.sources.whatsapp.live import UNOFFICIAL_WARNING
 
 __all__ = [
     "ACCOUNT_LABELS",
+    "EXAMPLE_PROMPTS",
     "SOURCE_LABELS",
     "UNOFFICIAL_WARNING",
     "AccountConfig",
@@ -30,6 +32,7 @@ __all__ = [
     "RequestHandler",
     "SettingsApplied",
     "describe_capability",
+    "model_label",
 ]
 
 

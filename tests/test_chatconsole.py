@@ -180,8 +180,36 @@ async def test_tool_calls_on_the_bus_carry_their_arguments(engine, model):
 async def test_a_preference_change_on_the_bus_carries_the_rule(engine, model):
     seen: list[object] = []
     engine.bus.subscribe(seen.append)
-    model.add(reply("Done, no more LinkedIn notifications."))
     await engine.hub.send("stop telling me about LinkedIn")
     (call,) = [e for e in seen if isinstance(e, ToolCalled)]
     assert call.name == "add_notification_rule" and call.status == "done"
     assert call.arguments == {"section": "never", "rule": "LinkedIn"}
+
+
+async def test_composed_replies_print_whole_after_their_tool_line(engine, screen):
+    console = ChatConsole(screen, io.StringIO())
+    engine.bus.subscribe(console.on_event)
+    await engine.hub.send("stop telling me about LinkedIn")
+    await engine.hub.send("What reminders do I have?")
+    assert screen.getvalue().splitlines() == [
+        '  · add_notification_rule(section="never", rule="LinkedIn") → done',
+        "assistant: Done — I won't notify you about LinkedIn any more (Never notify: LinkedIn).",
+        "  · list_jobs() → done",
+        "assistant: You have no reminders or scheduled tasks.",
+    ]
+
+
+async def test_a_small_models_honest_answer_prints_all_its_lines(workspace, settings, screen):
+    from engine.chat.answers import cannot_answer
+    from engine.engine import Engine
+    from engine.llm.scripted import ScriptedModel
+
+    engine = Engine(workspace, settings, ScriptedModel(capability="tiny"))
+    await engine.start(schedule=False)
+    try:
+        console = ChatConsole(screen, io.StringIO())
+        engine.bus.subscribe(console.on_event)
+        await engine.hub.send("What is two plus two?")
+    finally:
+        await engine.stop()
+    assert screen.getvalue() == f"assistant: {cannot_answer(builtin=False)}\n"

@@ -26,6 +26,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-
 
 RULES = "# Notification rules\n\n## Always notify\n- Emails from Anna Berg\n"
 NOTE = "Anna Berg asks you to call her back today."
+LINKEDIN_DONE = "Done — I won't notify you about LinkedIn any more (Never notify: LinkedIn)."
 ESCAPES = re.compile(r"\x1b\[\?[0-9;]*[hl]")  # readline's mode switches (bracketed paste…)
 
 
@@ -129,8 +130,7 @@ def test_a_notification_prints_above_the_prompt_and_keeps_the_typed_line(tmp_pat
             '  · add_notification_rule(section="never", rule="LinkedIn") → done'
             in (term.output[redrawn:tool])
         )
-        server.answer(reply("Done: no more LinkedIn notifications."))
-        term.expect("assistant: Done: no more LinkedIn notifications.\r\n", start=tool)
+        term.expect(f"assistant: {LINKEDIN_DONE}\r\n", start=tool)  # composed: no model call
         term.expect("> ", start=tool)
         term.type("/quit\r")
         assert term.wait() == 0
@@ -156,7 +156,6 @@ def test_ctrl_c_at_the_prompt_leaves_at_once(tmp_path, server):
 
 def test_on_a_pipe_the_chat_prints_plain_lines(tmp_path, server):
     home = workspace_with_rules(tmp_path)
-    server.answer(reply("Done: no more LinkedIn notifications."))
     out = run_tic(
         "--model",
         server.url,
@@ -164,16 +163,21 @@ def test_on_a_pipe_the_chat_prints_plain_lines(tmp_path, server):
         home=home,
         allow_model=True,
         timeout=120,
-        input_text="stop telling me about LinkedIn\n/quit\n",
+        input_text="stop telling me about LinkedIn\nwhat's on my calendar tomorrow?\n/quit\n",
     )
     assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines() == [
+    assert out.stdout.splitlines()[:5] == [
         "TIC chat: type a message; /tick checks now, /quit leaves.",
         '  · add_notification_rule(section="never", rule="LinkedIn") → done',
-        "assistant: Done: no more LinkedIn notifications.",
+        f"assistant: {LINKEDIN_DONE}",
+        "  · upcoming_calendar(hours=48) → done",
+        "assistant: Nothing on your calendar tomorrow.",
     ]
     assert out.stderr == ""
     log = (home / "logs" / "tic.log").read_text()
     assert "tic chat" in log
     rows = [json.loads(r) for r in run_tic("history", "--json", home=home).stdout.splitlines()]
-    assert rows[-1]["content"] == "Done: no more LinkedIn notifications."
+    replies = [r["content"] for r in rows if r["role"] == "assistant" and r["content"]]
+    assert replies == [LINKEDIN_DONE, "Nothing on your calendar tomorrow."]
+    assert all(r["composed"] for r in rows if r["role"] == "assistant" and r["content"])
+    assert server.requests == []  # both turns were recognised: the model was never asked

@@ -54,9 +54,11 @@ async def test_send_and_mute_return_the_replies(engine, model, workspace):
     await engine.check_now(timeout=5)
     (note,) = [r for r in engine.history(10) if r["role"] == "assistant" and r["content"]]
 
-    model.add(reply("Done — no more emails from Shop."))
     confirmation = await engine.mute(note["id"])
-    assert confirmation.text == "Done — no more emails from Shop."
+    assert confirmation.text == (
+        "Done — I won't notify you about emails from Shop (news@shop.example) any more "
+        "(Never notify: Emails from Shop (news@shop.example))."
+    )
     assert "Emails from Shop (news@shop.example)" in workspace.rules_file.read_text()
 
     model.add(reply("Hello!"))

@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 
 from engine.fsutil import atomic_write
+from engine.types import EXAMPLE_PROMPTS as ENGINE_EXAMPLES
 from engine.workspace import Workspace
 
 TITLE = "Welcome to TIC"
@@ -38,13 +39,9 @@ STEPS = (
     ),
 )
 
-# Each works with the engine as it is (see engine/intents.py): a rule change, a calendar
-# look-up and a reminder; tests/desktop/test_welcome.py checks that they are recognised.
-EXAMPLE_PROMPTS = (
-    "Stop telling me about LinkedIn",
-    "What's on my calendar tomorrow?",
-    "Remind me at 17:00 to call Mario",
-)
+# Each works with the engine as it is, on any model (recognised in code; the chat's "help"
+# lists the same ones): a rule change, a calendar look-up and a reminder.
+EXAMPLE_PROMPTS = ENGINE_EXAMPLES
 
 EMPTY_TITLE = "Ask TIC something"
 EMPTY_INTRO = "Nothing here yet. TIC's notifications will show up here too."

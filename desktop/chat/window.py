@@ -127,7 +127,9 @@ def style_sheet(t: Theme) -> str:
     }}
     QPushButton#send:disabled {{ background: {t.disabled}; }}
     QWidget#status {{ background: {t.window}; }}
-    QLabel#statusText {{ color: {t.muted}; }}
+    QLabel#statusText, QLabel#statusTiming {{ color: {t.muted}; }}
+    QWidget#header {{ background: {t.assistant}; border-bottom: 1px solid {t.border}; }}
+    QLabel#modelLabel {{ color: {t.muted}; font-size: 11px; }}
     QProgressBar#statusBusy {{
         border: none; background: {t.border}; border-radius: 2px; max-height: 4px;
     }}
@@ -157,6 +159,16 @@ def format_timestamp(moment: datetime, now: datetime | None = None) -> str:
 
 def source_label(source: str) -> str:
     return SOURCE_LABELS.get(source, source.replace("_", " ").title())
+
+
+def format_timing(first_token_ms: int | None, total_ms: int | None) -> str:
+    """A finished turn's times, e.g. "First token 0.8 s · total 2.4 s"."""
+    if total_ms is None:
+        return ""
+    total = f"{total_ms / 1000:.1f} s"
+    if first_token_ms is None:
+        return f"Total {total}"
+    return f"First token {first_token_ms / 1000:.1f} s · total {total}"
 
 
 def tools_line(names: Sequence[str]) -> str:
@@ -432,9 +444,16 @@ class ChatWindow(QtWidgets.QWidget):
         bar.valueChanged.connect(self._remember_position)
         bar.rangeChanged.connect(self._follow_content)
 
+        self._show_timing = False
+        self._turn_clock = QtCore.QElapsedTimer()
+        self._first_token_s: float | None = None
+        self._timing_timer = QtCore.QTimer(self, interval=100)
+        self._timing_timer.timeout.connect(self._tick_timing)
+
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
+        layout.addWidget(self._build_header())
         layout.addWidget(self._scroll, 1)
         layout.addWidget(self._build_status())
         layout.addWidget(self._build_composer())
@@ -442,9 +461,23 @@ class ChatWindow(QtWidgets.QWidget):
         self._scroll.viewport().installEventFilter(self)
         self.input_box.installEventFilter(self)
 
+    def _build_header(self) -> QtWidgets.QWidget:
+        """A thin line naming the model and what it is trusted with (``set_model``)."""
+        self._header = QtWidgets.QWidget(objectName="header")
+        self._header.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        self._model_label = QtWidgets.QLabel(objectName="modelLabel")
+        self._model_label.setTextFormat(Qt.TextFormat.PlainText)
+        row = QtWidgets.QHBoxLayout(self._header)
+        row.setContentsMargins(16, 5, 16, 5)
+        row.addWidget(self._model_label, 1)
+        self._header.hide()
+        return self._header
+
     def _build_status(self) -> QtWidgets.QWidget:
         self._status = QtWidgets.QWidget(objectName="status")
         self._status_text = QtWidgets.QLabel(objectName="statusText")
+        self._status_timing = QtWidgets.QLabel(objectName="statusTiming")
+        self._status_timing.setToolTip("How long the model took to answer your last message")
         self._status_busy = QtWidgets.QProgressBar(objectName="statusBusy")
         self._status_busy.setRange(0, 0)  # indeterminate
         self._status_busy.setTextVisible(False)
@@ -452,6 +485,7 @@ class ChatWindow(QtWidgets.QWidget):
         row = QtWidgets.QHBoxLayout(self._status)
         row.setContentsMargins(16, 4, 16, 6)
         row.addWidget(self._status_text, 1)
+        row.addWidget(self._status_timing)
         row.addWidget(self._status_busy)
         self._status.hide()
         self._status_busy.hide()
@@ -488,6 +522,22 @@ class ChatWindow(QtWidgets.QWidget):
 
     def status_text(self) -> str:
         return self._status_text.text()
+
+    def timing_text(self) -> str:
+        return self._status_timing.text()
+
+    def model_text(self) -> str:
+        return self._model_label.text() if not self._header.isHidden() else ""
+
+    def set_model(self, label: str, description: str, *, show_timing: bool) -> None:
+        """Name the model in the header (``description`` says what it is trusted with);
+        ``show_timing``: show how long each of the user's turns takes (capable models)."""
+        self._model_label.setText(label)
+        self._model_label.setToolTip(description)
+        self._header.show()
+        self._show_timing = show_timing
+        if not show_timing:
+            self._stop_timing("")
 
     def can_send(self) -> bool:
         return not self._awaiting_reply
@@ -552,10 +602,18 @@ class ChatWindow(QtWidgets.QWidget):
     @Slot(object)
     def on_reply_started(self, ev: ReplyStarted) -> None:
         self._pending_bubble()
+        if ev.kind == "user" and self._show_timing:
+            self._turn_clock.start()
+            self._first_token_s = None
+            self._timing_timer.start()
+            self._tick_timing()
 
     @Slot(object)
     def on_reply_token(self, ev: ReplyToken) -> None:
         self._pending_bubble().append(ev.text)
+        if self._timing_timer.isActive() and self._first_token_s is None:
+            self._first_token_s = self._turn_clock.elapsed() / 1000
+            self._tick_timing()
 
     @Slot(object)
     def on_tool_called(self, ev: ToolCalled) -> None:
@@ -567,6 +625,9 @@ class ChatWindow(QtWidgets.QWidget):
         bubble = self._take_pending()
         if ev.kind == "user":
             self._set_awaiting_reply(False)
+            if self._timing_timer.isActive():
+                timing = "" if ev.composed else format_timing(ev.first_token_ms, ev.total_ms)
+                self._stop_timing(timing)
         if not ev.text.strip():
             self._remove(bubble)
             return
@@ -582,6 +643,7 @@ class ChatWindow(QtWidgets.QWidget):
         bubble = self._take_pending()
         if ev.kind == "user":
             self._set_awaiting_reply(False)
+            self._stop_timing("")
             bubble.set_error(f"Couldn't answer: {ev.error}")
         else:
             bubble.set_error(f"Couldn't deliver a notification yet (will retry): {ev.error}")
@@ -619,7 +681,26 @@ class ChatWindow(QtWidgets.QWidget):
     def set_status(self, text: str, busy: bool) -> None:
         self._status_text.setText(text)
         self._status_busy.setVisible(busy)
-        self._status.setVisible(bool(text) or busy)
+        self._update_status_row()
+
+    def _update_status_row(self) -> None:
+        shown = self._status_text.text() or self._status_timing.text()
+        self._status.setVisible(bool(shown) or self._status_busy.isVisibleTo(self._status))
+
+    def _tick_timing(self) -> None:
+        """While a capable model answers: the time so far, and its first token's."""
+        elapsed = f"{self._turn_clock.elapsed() / 1000:.1f} s"
+        if self._first_token_s is None:
+            text = f"Waiting for the model… {elapsed}"
+        else:
+            text = f"First token {self._first_token_s:.1f} s · {elapsed}"
+        self._status_timing.setText(text)
+        self._update_status_row()
+
+    def _stop_timing(self, text: str) -> None:
+        self._timing_timer.stop()
+        self._status_timing.setText(text)
+        self._update_status_row()
 
     # internals --------------------------------------------------------------------------
 

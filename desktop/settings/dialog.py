@@ -18,6 +18,8 @@ from desktop.system.autostart import unsupported_reason
 from engine.engine import Engine
 from engine.errors import ModelError
 from engine.settings import Settings
+from engine.types import CapabilitySetting
+from engine.types import model_label as describe_model
 
 ERROR_COLOR = "#c62828"
 OK_COLOR = "#2e7d32"
@@ -130,21 +132,38 @@ class GeneralPage(QtWidgets.QWidget):
         }
 
 
+CAPABILITY_CHOICES: tuple[tuple[CapabilitySetting, str], ...] = (
+    ("auto", "Automatic"),
+    ("tiny", "Small model: compose replies from the facts"),
+    ("capable", "Capable model: let it write"),
+)
+CAPABILITY_HINT = (
+    "A small model's replies are composed in code from your messages, calendar and rules, "
+    "and it changes nothing unless you ask in so many words. A capable model writes its "
+    "replies (checked against the facts) and asks before it changes anything."
+)
+
+
 class ModelPage(QtWidgets.QWidget):
-    """The model file: chosen, typed, or left empty for the default; checked off-thread."""
+    """The model file: chosen, typed, or left empty for the default; checked off-thread.
+    And what the model is trusted with: judged from the model, or the user's choice."""
 
     changed = Signal()  # the path changed: any earlier check result is void
     checked = Signal(object)  # str | None: the latest check's error, None when valid
-    _checkDone = Signal(int, object)  # generation, error (emitted from the worker thread)
+    # generation, error, and what the file is (emitted from the worker thread)
+    _checkDone = Signal(int, object, object)
 
     def __init__(
         self,
         settings: Settings,
         parent: QtWidgets.QWidget | None = None,
         models_dir: Path | None = None,
+        model_label: str | None = None,
     ):
         super().__init__(parent)
         self._models_dir = models_dir
+        self._initial_path = settings.model_path or None
+        self._initial_label = model_label
         self._generation = 0
         self._state = "unchecked"  # unchecked | checking | valid | invalid
         self._checkDone.connect(self._on_check_done, Qt.ConnectionType.QueuedConnection)
@@ -160,6 +179,11 @@ class ModelPage(QtWidgets.QWidget):
         self.embedded_button = QtWidgets.QPushButton("Use the embedded default")
         self.embedded_button.clicked.connect(self.use_embedded)
         self.message = _message_label()
+        self.capability = QtWidgets.QComboBox()
+        for value, text in CAPABILITY_CHOICES:
+            self.capability.addItem(text, value)
+        self.capability.setCurrentIndex(max(0, self.capability.findData(settings.model_capability)))
+        self._show_automatic(model_label)
 
         path_row = QtWidgets.QHBoxLayout()
         path_row.setSpacing(6)
@@ -180,6 +204,8 @@ class ModelPage(QtWidgets.QWidget):
                 "file in the workspace's models folder, else the embedded SmolLM2-135M model."
             ),
         )
+        form.add_row("The model is:", self.capability)
+        form.add_row("", _hint(CAPABILITY_HINT))
         self.setLayout(_page(form))
         if self.path() is not None:
             self.check()
@@ -209,6 +235,8 @@ class ModelPage(QtWidgets.QWidget):
         self._generation += 1
         path = self.path()
         if path is None:
+            unchanged = self._initial_path is None
+            self._show_automatic(self._initial_label if unchanged else None)
             self._finish(None)
             return
         self._state = "checking"
@@ -219,22 +247,31 @@ class ModelPage(QtWidgets.QWidget):
         ).start()
 
     def _check_in_worker(self, generation: int, path: str) -> None:
+        label: str | None = None
         try:
             Engine.check_model(path)
             error: str | None = None
+            label = describe_model(_model_name(path), Engine.judge_model(path))
         except ModelError as exc:
             error = str(exc)
         except Exception as exc:  # a worker must always report back
             error = f"cannot check the model file: {exc}"
         try:
-            self._checkDone.emit(generation, error)
+            self._checkDone.emit(generation, error, label)
         except RuntimeError:  # the dialog is gone
             pass
 
-    @Slot(int, object)
-    def _on_check_done(self, generation: int, error: str | None) -> None:
+    @Slot(int, object, object)
+    def _on_check_done(self, generation: int, error: str | None, label: str | None) -> None:
         if generation == self._generation:
+            if label is not None:
+                self._show_automatic(label)
             self._finish(error)
+
+    def _show_automatic(self, label: str | None) -> None:
+        """ "Automatic (SmolLM2-135M · small built-in model)": what the chosen model is."""
+        text = f"Automatic ({label})" if label else "Automatic"
+        self.capability.setItemText(self.capability.findData("auto"), text)
 
     def _finish(self, error: str | None) -> None:
         if error is None:
@@ -270,7 +307,12 @@ class ModelPage(QtWidgets.QWidget):
             self.set_path(chosen)
 
     def values(self) -> dict[str, Any]:
-        return {"model_path": self.path()}
+        return {"model_path": self.path(), "model_capability": self.capability.currentData()}
+
+
+def _model_name(choice: str) -> str:
+    """How a model choice is named: a GGUF file by its stem, a server by its address."""
+    return choice if "://" in choice else Path(choice).stem
 
 
 class NotificationsPage(QtWidgets.QWidget):
@@ -381,14 +423,17 @@ class SettingsDialog(QtWidgets.QDialog):
         *,
         models_dir: Path | None = None,
         rules_file: Path | None = None,
+        model_label: str | None = None,
     ):
+        """``model_label``: what the current model is (``engine.types.model_label``), shown
+        as what "Automatic" means."""
         super().__init__(parent)
         self.setWindowTitle("TIC Desktop Settings")
         self._settings = settings
         self._accept_after_check = False
 
         self.general_page = GeneralPage(settings)
-        self.model_page = ModelPage(settings, models_dir=models_dir)
+        self.model_page = ModelPage(settings, models_dir=models_dir, model_label=model_label)
         self.notifications_page = NotificationsPage(settings, rules_file=rules_file)
         self.accounts_page = accounts_page
 

@@ -74,6 +74,11 @@ class Transcript(ABC):
     @abstractmethod
     def add_reply(self, text: str, completion: Completion) -> Any: ...
 
+    def add_proposal(self, action: Action, text: str, completion: Completion) -> Any:
+        """End the turn by putting a change the model chose to the user (``text`` asks);
+        a stored transcript remembers ``action`` for the user's yes."""
+        return self.add_reply(text, completion)
+
 
 class MemoryTranscript(Transcript):
     def __init__(self, task: str):
@@ -137,8 +142,15 @@ class AgentLoop:
         context: ToolContext | None = None,
         on_token: TokenCallback | None = None,
         on_tool: Callable[[str, str, dict[str, Any]], None] | None = None,
+        propose: Callable[[Action], str] | None = None,
     ) -> Any:
-        """Run steps until the agent replies; returns what ``transcript.add_reply`` returns."""
+        """Run steps until the agent replies; returns what ``transcript.add_reply`` returns.
+
+        Writes happen only on the user's word: a tiny model is never offered a tool that
+        changes anything, and with ``propose`` a change the model chooses is not run but put
+        to the user (the turn ends with ``propose(action)``, see ``Transcript.add_proposal``)."""
+        if self.model.capability == "tiny":
+            read_only = True
         tools = [] if reply_only else self.tools(definition, depth, read_only)
         ctx = context or ToolContext(
             workspace=self.workspace, now=self.clock(), depth=depth, agent=definition.name
@@ -153,6 +165,9 @@ class AgentLoop:
             action, completion = await self._step(messages, schema, on_token)
             if action.kind == "reply":
                 return transcript.add_reply(action.text, completion)
+            chosen = next((t for t in tools if t.name == action.tool), None)
+            if propose is not None and chosen is not None and not chosen.read_only:
+                return transcript.add_proposal(action, propose(action), completion)
             if action == previous:  # the same call again: answer with what it returned
                 tools = []
             previous = action

@@ -75,6 +75,15 @@ class StoredTranscript(Transcript):
         """The reply and whatever ``on_reply`` marks (delivered notifications) commit together."""
         if self.complete_reply is not None:
             text = self.complete_reply(text)
+        return self._add(text, completion, {})
+
+    def add_proposal(self, action: Action, text: str, completion: Completion) -> ChatMessage:
+        """The question is composed in code; the proposed call waits in the reply's meta for
+        the user's yes (see :func:`pending_proposal`)."""
+        proposed = {"tool": action.tool, "arguments": action.arguments}
+        return self._add(text, completion, {"composed": True, "proposed": proposed})
+
+    def _add(self, text: str, completion: Completion, meta: dict[str, Any]) -> ChatMessage:
         with database.atomic():
             msg = chat.add_message(
                 self.session_id,
@@ -83,8 +92,20 @@ class StoredTranscript(Transcript):
                 prompt_tokens=completion.prompt_tokens,
                 completion_tokens=completion.completion_tokens,
                 duration_ms=completion.duration_ms,
-                meta={"kind": self.kind, **self.reply_meta},
+                meta={"kind": self.kind, **self.reply_meta, **meta},
             )
             if self.on_reply is not None:
                 self.on_reply(msg)
         return msg
+
+
+def pending_proposal(session_id: int) -> dict[str, Any] | None:
+    """The change the assistant last asked the user about, if the user has not answered
+    yet: ``{"tool": ..., "arguments": ...}``. Notifications in between don't count."""
+    for row, _calls in reversed(chat.recent_messages(HISTORY_WINDOW, session_id)):
+        meta = row.meta or {}
+        if row.is_synthetic or meta.get("kind") == "notification":
+            continue
+        proposed = meta.get("proposed") if row.role == "assistant" else None
+        return proposed if isinstance(proposed, dict) else None
+    return None

@@ -1,33 +1,53 @@
 """ChatHub: the chat as the rest of the engine sees it. User turns (a recognised preference
-change, reminder or lookup is applied as the agent's own tool call first, so it works the same
-with any model), "Don't notify me about this" (mute), and notifications handed on to
-:class:`~engine.chat.delivery.Delivery`."""
+change, reminder or look-up is applied as the agent's own tool call and answered from its
+result in code, so it works the same with any model), "Don't notify me about this" (mute),
+and notifications handed on to :class:`~engine.chat.delivery.Delivery`.
+
+Writes happen only on the user's word: on a tiny model only what code recognises changes
+anything (the model is never asked), on a capable model a change the model chooses is put
+to the user and runs on their "yes"."""
 
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from engine.agent.actions import Action
 from engine.agent.loop import AgentLoop, render_result
 from engine.agent.tools.base import ToolContext
-from engine.agent.transcript import StoredTranscript
-from engine.bus import EventBus, ToolCalled, TurnFailed, UserMessageAdded
+from engine.agent.transcript import StoredTranscript, pending_proposal
+from engine.bus import EventBus, ReplyStarted, ToolCalled, TurnFailed, UserMessageAdded
+from engine.chat.answers import (
+    DECLINED,
+    NOTHING_PENDING,
+    THANKS,
+    cannot_answer,
+    help_answer,
+    lookup_answer,
+    proposal,
+    reminder_answer,
+    rule_answer,
+    tool_answer,
+)
 from engine.chat.delivery import BATCH_WINDOW_SECONDS, Delivery
-from engine.chat.intents import lookup_request, preference_change, reminder_request
+from engine.chat.intents import (
+    lookup_request,
+    preference_change,
+    reminder_request,
+    social_request,
+    yes_or_no,
+)
 from engine.chat.turns import Turns
-from engine.chat.wording import confirmed_reply, describe_job_outcome
 from engine.clock import utcnow
 from engine.errors import TicError
+from engine.llm.capability import is_builtin
 from engine.store import chat
 from engine.store.inbox import stored_event
 from engine.store.models import ChatMessage, ChatSession, Notification
 from engine.tasks import one_line
 from engine.triage.feedback import never_rule_for
-
-log = logging.getLogger(__name__)
 
 
 class ChatHub:
@@ -76,31 +96,74 @@ class ChatHub:
     def default_session(self) -> ChatSession:
         return chat.default_session()
 
+    @property
+    def tiny(self) -> bool:
+        """A tiny model writes no sentence shown as fact and chooses no change."""
+        return self.loop.model.capability == "tiny"
+
     async def send(self, text: str, session_id: int | None = None) -> ChatMessage:
-        """A user turn: store the user's message, then run the main agent to its reply.
-        A recognised preference change ("stop telling me about X") is applied as the agent's
-        ``add_notification_rule`` call first, so it works the same with any model."""
+        """A user turn: store the user's message, then answer it. What code recognises (a
+        rule change, a reminder, a look-up, a yes to a proposed change) is done with the
+        tool and answered from its result; on a tiny model everything else gets an honest
+        composed answer, on a capable model the main agent answers (a change it chooses is
+        put to the user first)."""
         sid = session_id if session_id is not None else self.default_session().id
-        change = preference_change(text)
-        reminder = reminder_request(text) if change is None else None
-        lookup = lookup_request(text) if change is None and reminder is None else None
         async with self.turns.lock(sid):
+            proposed = pending_proposal(sid)
             chat.add_message(sid, "user", text)
-            if change is not None:
-                outcome = await self._run_tool_for_user(
-                    sid, "add_notification_rule", {"section": change.section, "rule": change.rule}
-                )
-                return await self._confirm(sid, "user", outcome)
-            if reminder is not None:
-                outcome = await self._run_tool_for_user(sid, "schedule_job", reminder)
-                return await self._confirm(sid, "user", describe_job_outcome(outcome))
-            if lookup is not None:  # the answer needs it: look it up first, then answer
-                await self._run_tool_for_user(sid, *lookup)
             try:
-                return await self.turns.run(StoredTranscript(sid, "user"))
+                return await self._answer(sid, text, proposed)
             except Exception as exc:  # the caller reports it; the chat shows it
                 self.bus.publish(TurnFailed(sid, "user", one_line(exc)))
                 raise
+
+    async def _answer(self, sid: int, text: str, proposed: dict[str, Any] | None) -> ChatMessage:
+        now = self.clock().astimezone()
+        decision = yes_or_no(text)
+        if proposed is not None and decision is not None:
+            if not decision:
+                return self._composed(sid, "user", DECLINED)
+            name, args = str(proposed.get("tool")), dict(proposed.get("arguments") or {})
+            status, result = await self._run_tool_for_user(sid, name, args)
+            return self._composed(sid, "user", tool_answer(name, args, status, result, now))
+        change = preference_change(text)
+        if change is not None:
+            args = {"section": change.section, "rule": change.rule}
+            status, result = await self._run_tool_for_user(sid, "add_notification_rule", args)
+            return self._composed(sid, "user", rule_answer(args, status, result))
+        reminder = reminder_request(text)
+        if reminder is not None:
+            status, result = await self._run_tool_for_user(sid, "schedule_job", dict(reminder))
+            return self._composed(sid, "user", reminder_answer(reminder, status, result, now, text))
+        lookup = lookup_request(text)
+        if lookup is not None and lookup.tool in self.loop.registry.names():
+            status, result = await self._run_tool_for_user(sid, lookup.tool, lookup.arguments)
+            answer = lookup_answer(lookup.tool, lookup.about, status, result, now)
+            return self._composed(sid, "user", answer)
+        if self.tiny:
+            return self._composed(sid, "user", self._tiny_answer(text, decision))
+        return await self.turns.run(StoredTranscript(sid, "user"), propose=_proposal)
+
+    def _tiny_answer(self, text: str, decision: bool | None) -> str:
+        """What a tiny model cannot do is said honestly, with the way out."""
+        builtin = is_builtin(self.loop.model.name)
+        social = social_request(text)
+        if social == "help":
+            return help_answer(builtin=builtin)
+        if social == "thanks":
+            return THANKS
+        if decision is not None:
+            return NOTHING_PENDING
+        return cannot_answer(builtin=builtin)
+
+    def _composed(self, session_id: int, kind: str, text: str) -> ChatMessage:
+        """A reply composed in code from the facts, recorded as such."""
+        self.bus.publish(ReplyStarted(session_id, kind))
+        message = chat.add_message(
+            session_id, "assistant", text, meta={"kind": kind, "composed": True}
+        )
+        self.turns.finished(message, kind, [])
+        return message
 
     async def resume(self, session_id: int | None = None, kind: str = "user") -> ChatMessage:
         sid = session_id if session_id is not None else self.default_session().id
@@ -108,9 +171,9 @@ class ChatHub:
             return await self.turns.run(StoredTranscript(sid, kind))
 
     async def mute(self, reply_message_id: int) -> ChatMessage:
-        """ "Don't notify me about this" on a notification reply: the main agent's turn gets a
-        Never-notify rule for that kind of event, applied through ``add_notification_rule``
-        (a recurring reminder is cancelled instead), then confirms in its own words."""
+        """ "Don't notify me about this" on a notification reply: a Never-notify rule for
+        that kind of event, applied through ``add_notification_rule`` (a recurring reminder
+        is cancelled instead), confirmed in words composed from what changed."""
         reply = chat.get_message(reply_message_id)
         notes = chat.notifications_of_reply(reply_message_id)
         if reply is None or not notes:
@@ -127,6 +190,7 @@ class ChatHub:
         unique = list({json.dumps(a, sort_keys=True): a for a in actions}.values())
         about = "; ".join(n.summary for n in notes)[:300]
         sid = reply.session_id
+        now = self.clock().astimezone()
         async with self.turns.lock(sid):
             request = chat.add_message(
                 sid,
@@ -135,35 +199,18 @@ class ChatHub:
                 meta={"kind": "feedback", "reply_to": reply_message_id},
             )
             self.bus.publish(UserMessageAdded(sid, request.id, request.content))
-            outcomes = [await self._run_tool_for_user(sid, name, args) for name, args in unique]
-            return await self._confirm(sid, "feedback", *outcomes)
+            answers = []
+            for name, args in unique:
+                status, result = await self._run_tool_for_user(sid, name, args)
+                answers.append(tool_answer(name, args, status, result, now))
+            return self._composed(sid, "feedback", "\n".join(answers) or "Noted.")
 
-    async def _confirm(self, session_id: int, kind: str, *outcomes: str) -> ChatMessage:
-        """The agent confirms a change already made (a reply-only turn); what it leaves out
-        is added in plain words, and plain words stand in if the model fails, so the user
-        always hears what changed."""
-        try:
-            transcript = StoredTranscript(
-                session_id,
-                kind,
-                complete_reply=confirmed_reply(outcomes),
-                window=1 + len(outcomes),  # the request and the change made for it
-            )
-            return await self.turns.run(transcript, reply_only=True)
-        except TicError as exc:
-            log.warning("confirming a preference change failed: %s", one_line(exc))
-            message = chat.add_message(
-                session_id,
-                "assistant",
-                ("Done: " + "; ".join(outcomes) + ".") if outcomes else "Noted.",
-                meta={"kind": kind, "fallback": True},
-            )
-            self.turns.finished(message, kind, [])
-            return message
-
-    async def _run_tool_for_user(self, session_id: int, name: str, args: dict[str, Any]) -> str:
+    async def _run_tool_for_user(
+        self, session_id: int, name: str, args: dict[str, Any]
+    ) -> tuple[str, str]:
         """Run a tool the user's words clearly ask for, recorded as the agent's completed call
-        (so any model, however small, continues from a correct step)."""
+        (so a later turn of any model continues from a correct step); returns its status
+        ("done" or "failed") and its result (or the error)."""
         tool = self.loop.registry.get(name)
         ctx = ToolContext(workspace=self.loop.workspace, now=self.clock(), session_id=session_id)
         result_type = "string"
@@ -184,4 +231,8 @@ class ChatHub:
             finished_at=self.clock(),
         )
         self.bus.publish(ToolCalled(session_id, name, status, args))
-        return result
+        return status, result
+
+
+def _proposal(action: Action) -> str:
+    return proposal(action.tool, action.arguments)

@@ -21,9 +21,17 @@ NEVER_TRIGGER = re.compile(
     r"\s*(?:about|of|for|on|when|whenever|if)?\s+(?P<what>.+)$",
     re.I,
 )
+# "Tell me about the weather" and "remind me about the dentist tomorrow" are a question and
+# a reminder, not rules: tell/show/remind/inform/send make a rule only with "always" or an
+# event to wait for (when/if); notify/alert/ping/... make one with "about" too.
+_NOTIFY_VERB = (
+    r"(?:notify|alert|ping|bug|bother|let me know|i want to (?:know|be told)|"
+    r"keep me (?:posted|informed|updated))"
+)
 ALWAYS_TRIGGER = re.compile(
-    rf"^(?:please\s+)?(?:always\s+)?(?:{_VERB}{_ME}|let me know|i want to (?:know|be told))"
-    r"\s*(?:always\s+)?(?:about|of|for|on|when|whenever|if)\s+(?P<what>.+)$",
+    rf"^(?:please\s+)?(?:(?:always\s+{_VERB}{_ME}|{_NOTIFY_VERB}{_ME})\s*(?:always\s+)?"
+    r"(?:about|of|for|on|when|whenever|if)|"
+    rf"{_VERB}{_ME}\s*(?:always\s+)?(?:when|whenever|if))\s+(?P<what>.+)$",
     re.I,
 )
 ONLY_TRIGGER = re.compile(rf"^(?:please\s+)?only\s+{_VERB}{_ME}\b", re.I)
@@ -91,7 +99,7 @@ REMIND_BEFORE = re.compile(
     rf"^(?:please\s+)?remind me\s+(?P<when>{_WHEN})\s+(?:to\s+)?(?P<what>.+)$", re.I
 )
 REMIND_AFTER = re.compile(
-    rf"^(?:please\s+)?remind me\s+to\s+(?P<what>.+?)\s+(?P<when>{_WHEN})$", re.I
+    rf"^(?:please\s+)?remind me\s+(?:to\s+)?(?P<what>.+?)\s+(?P<when>{_WHEN})$", re.I
 )
 EVERY = re.compile(
     r"^(?:please\s+)?every\s+(?P<unit>day|weekday|monday|tuesday|wednesday|thursday|friday|"
@@ -99,21 +107,41 @@ EVERY = re.compile(
     r"(?P<what>.+)$",
     re.I,
 )
+WHO = r"(?P<who>[\w .'’&@-]{2,60}?)"
 WHAT_DID = re.compile(
-    r"^(?:what|did)\s+(?:did|has|have)?\s*(?P<who>[\w .'’&@-]{2,60}?)\s+"
-    r"(?:write|wrote|send|sent|say|said|email|emailed|message|messaged)\b",
+    r"^(?:what|did|has|have)\s+(?:did|has|have)?\s*" + WHO + r"\s+"
+    r"(?:write|wrote|written|send|sent|say|said|email|emailed|message|messaged|text|texted)\b",
     re.I,
 )
 ANY_FROM = re.compile(
-    r"^(?:any|are there any|did i get any)\s+(?:new\s+)?(?P<kind>emails?|"
-    r"messages?|mail)\s+from\s+(?P<who>[\w .'’&@-]{2,60}?)\s*\??$",
+    r"^(?:(?:are there|did i get|have i got|do i have|show(?: me)?|find|list)\s+)?"
+    r"(?:any(?:thing)?\s+)?(?:new\s+|recent\s+|the\s+|my\s+)?(?:emails?|messages?|mails?|"
+    r"whatsapps?|news)?\s*from\s+" + WHO + r"\s*\??$",
     re.I,
 )
+WHATS_NEW = re.compile(
+    r"^(?:what'?s new|what is new|anything new|any news|what did i miss|"
+    r"(?:show(?: me)?|what are) (?:my )?(?:latest|recent|new) (?:messages|emails|events))"
+    r"\s*[?!.]*$",
+    re.I,
+)
+PERIOD = r"(?P<period>today|tonight|tomorrow|this week|next week|the week|this weekend)"
 CALENDAR = re.compile(
-    r"\b(?:what'?s|what is|anything)\s+(?:on\s+)?(?:my\s+)?(?:calendar|"
-    r"agenda|schedule)\b|\bwhat (?:meetings|events) do i have\b",
+    r"\b(?:what'?s|what is|anything|is there anything|what do i have)\s+(?:on\s+)?(?:in\s+)?"
+    r"(?:my\s+)?(?:calendar|agenda|schedule|diary)\b|"
+    r"\b(?:what|which|any) (?:meetings|events|appointments)\b|"
+    r"\b(?:when is|when's|what is|what's) my next (?:meeting|event|appointment)\b|"
+    rf"^(?:what'?s|what is|anything|what do i have)\s+(?:on\s+|planned\s+|for\s+)?{PERIOD}\b",
     re.I,
 )
+CALENDAR_PERIOD = re.compile(rf"\b{PERIOD}\b", re.I)
+JOBS = re.compile(
+    r"^(?:(?:what|which|any|show(?: me)?|list)\s+(?:are\s+)?(?:my\s+)?"
+    r"(?:reminders|scheduled (?:jobs|tasks)|jobs)|(?:my\s+)?reminders)"
+    r"(?:\s+(?:do i have|have i set|are set|are there))?\s*[?!.]*$",
+    re.I,
+)
+PRONOUNS = ("you", "i", "me", "we", "they", "he", "she", "it", "anyone", "someone", "everyone")
 
 
 def reminder_request(message: str) -> dict[str, str] | None:
@@ -153,15 +181,102 @@ def reminder_request(message: str) -> dict[str, str] | None:
     return None
 
 
-def lookup_request(message: str) -> tuple[str, dict[str, object]] | None:
-    """A read-only look-up the question obviously needs ("what did Mario write?")."""
+@dataclass(frozen=True)
+class Lookup:
+    """A read-only look-up a question obviously needs: the tool, its arguments, and what the
+    answer is about (who for ``search_events``, the period for ``upcoming_calendar``)."""
+
+    tool: str
+    arguments: dict[str, object]
+    about: str = ""
+
+
+# Hours of calendar to fetch for each period asked about (the answer keeps only that period).
+PERIOD_HOURS = {
+    "": 48,
+    "today": 24,
+    "tomorrow": 48,
+    "this week": 24 * 7,
+    "next week": 24 * 14,
+    "next": 24 * 14,  # "when is my next meeting?": the first one in the next two weeks
+}
+NEXT_ONE = re.compile(r"\bnext (?:meeting|event|appointment)\b", re.I)
+
+
+def _period(text: str) -> str:
+    if NEXT_ONE.search(text):
+        return "next"
+    m = CALENDAR_PERIOD.search(text)
+    if m is None:
+        return ""
+    period = m.group("period").lower()
+    return {"tonight": "today", "the week": "this week", "this weekend": "this week"}.get(
+        period, period
+    )
+
+
+def lookup_request(message: str) -> Lookup | None:
+    """A read-only look-up the question obviously needs ("what did Mario write?", "what's on
+    my calendar tomorrow?", "any reminders?")."""
     text = " ".join(message.split())
+    if WHATS_NEW.match(text):
+        return Lookup("search_events", {"query": "", "source": "any", "limit": 5})
     m = WHAT_DID.match(text) or ANY_FROM.match(text)
     if m:
         who = re.sub(r"^(?:me|i|my)\s+", "", m.group("who").strip(), flags=re.I)
-        if who and who.lower() not in ("you", "i", "we", "they", "he", "she"):
-            return "search_events", {"query": who[:100], "source": "any", "limit": 5}
+        if who and who.lower() not in PRONOUNS:
+            return Lookup("search_events", {"query": who[:100], "source": "any", "limit": 5}, who)
     if CALENDAR.search(text):
-        hours = 24 * 7 if re.search(r"\bweek\b", text, re.I) else 48
-        return "upcoming_calendar", {"hours": hours}
+        period = _period(text)
+        return Lookup("upcoming_calendar", {"hours": PERIOD_HOURS[period]}, period)
+    if JOBS.match(text):
+        return Lookup("list_jobs", {})
+    return None
+
+
+YES = re.compile(
+    r"^(?:yes|y|yeah|yep|yup|sure|ok|okay|please do|do it|go ahead|yes please|please|"
+    r"sounds good|confirm(?:ed)?|correct|right)\b[\s,.!]*(?:please|thanks|thank you|do it|"
+    r"go ahead)?[\s.!]*$",
+    re.I,
+)
+NO = re.compile(
+    r"^(?:no|n|nope|nah|don'?t|do not|cancel|stop|never mind|nevermind|no thanks|"
+    r"no thank you|leave it)\b[\s,.!]*(?:thanks|thank you)?[\s.!]*$",
+    re.I,
+)
+
+
+def yes_or_no(message: str) -> bool | None:
+    """True for a plain "yes", False for a plain "no", None for anything else."""
+    text = " ".join(message.split())
+    if YES.match(text):
+        return True
+    if NO.match(text):
+        return False
+    return None
+
+
+GREETING = r"(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening)|greetings|yo)"
+HELP = re.compile(
+    rf"^(?:{GREETING}\b[\s,.!]*(?:there\b)?[\s,.!]*)?(?:(?:tic|assistant)\b[\s,.!]*)?"
+    r"(?:help(?: me)?|what can (?:you|i) (?:do|ask)(?: here| for me)?|"
+    r"what (?:can|could) you help (?:me )?with|what do you do|how do(?:es)? (?:this|you|it) work|"
+    r"who are you|what are you)?[\s?!.]*$",
+    re.I,
+)
+THANKS = re.compile(
+    r"^(?:thanks|thank you|thx|cheers|great|perfect|nice|cool)\b[\w\s,.!]{0,20}$", re.I
+)
+
+
+def social_request(message: str) -> str | None:
+    """ "help" for a greeting or a question about what TIC can do, "thanks" for thanks."""
+    text = " ".join(message.split())
+    if not text:
+        return None
+    if HELP.match(text):
+        return "help"
+    if THANKS.match(text):
+        return "thanks"
     return None

@@ -5,9 +5,11 @@ announced with the notifications it delivered."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from datetime import datetime
 
+from engine.agent.actions import Action
 from engine.agent.definitions import AgentDefinition, load_agent
 from engine.agent.loop import AgentLoop
 from engine.agent.tools.base import ToolContext
@@ -45,9 +47,12 @@ class Turns:
         *,
         delivered: list[Notification] | None = None,
         reply_only: bool = False,
+        propose: Callable[[Action], str] | None = None,
     ) -> ChatMessage:
         """Run the main agent on the transcript's session as it stands (the caller holds the
-        lock); ``delivered`` are the notifications the reply delivers."""
+        lock); ``delivered`` are the notifications the reply delivers; with ``propose`` a
+        change the model chooses is put to the user instead of run. The reply's time to
+        first token and total time go out with ``ReplyFinished``."""
         session_id, kind = transcript.session_id, transcript.kind
         definition = self.agent()
         ctx = ToolContext(
@@ -58,6 +63,14 @@ class Turns:
             session_id=session_id,
         )
         self.bus.publish(ReplyStarted(session_id, kind))
+        started = time.monotonic()
+        first_token: list[float] = []
+
+        def on_token(piece: str) -> None:
+            if not first_token:
+                first_token.append(time.monotonic())
+            self.bus.publish(ReplyToken(session_id, piece))
+
         reply: ChatMessage = await self.loop.run(
             definition,
             transcript,
@@ -66,15 +79,28 @@ class Turns:
             read_only=kind != "user",
             reply_only=reply_only,
             context=ctx,
-            on_token=lambda piece: self.bus.publish(ReplyToken(session_id, piece)),
+            on_token=on_token,
             on_tool=lambda name, status, args: self.bus.publish(
                 ToolCalled(session_id, name, status, args)
             ),
+            propose=propose,
         )
-        self.finished(reply, kind, delivered or [])
+        first_token_ms = _ms(first_token[0] - started) if first_token else None
+        total_ms = _ms(time.monotonic() - started)
+        self.finished(
+            reply, kind, delivered or [], first_token_ms=first_token_ms, total_ms=total_ms
+        )
         return reply
 
-    def finished(self, reply: ChatMessage, kind: str, delivered: list[Notification]) -> None:
+    def finished(
+        self,
+        reply: ChatMessage,
+        kind: str,
+        delivered: list[Notification],
+        *,
+        first_token_ms: int | None = None,
+        total_ms: int | None = None,
+    ) -> None:
         """Announce a reply (and the notifications it delivered) on the bus."""
         self.bus.publish(
             ReplyFinished(
@@ -87,5 +113,12 @@ class Turns:
                     for n in delivered
                 ],
                 fallback=bool((reply.meta or {}).get("fallback")),
+                composed=bool((reply.meta or {}).get("composed")),
+                first_token_ms=first_token_ms,
+                total_ms=total_ms,
             )
         )
+
+
+def _ms(seconds: float) -> int:
+    return round(seconds * 1000)

@@ -130,3 +130,31 @@ def describe(capability: Capability) -> str:
     if capability == "tiny":
         return "small built-in model: replies are composed from the facts"
     return "capable model: it writes replies, checked against the facts"
+
+
+# The embedded default model (``engine.llm.select.DEFAULT_FILE``), named after its file.
+BUILTIN_NAME = "SmolLM2-135M-Instruct"
+_QUANTISATION = re.compile(r"[.-](?:i?q\d\w*|f16|f32|bf16|gguf)$", re.IGNORECASE)
+_TUNING = re.compile(r"[-_.](?:instruct|chat|it)$", re.IGNORECASE)
+
+
+def is_builtin(model_name: str) -> bool:
+    """Whether ``model_name`` (a GGUF file's stem) is the embedded default model."""
+    return model_name.startswith(BUILTIN_NAME)
+
+
+def short_name(model_name: str) -> str:
+    """A model's name without its quantisation and tuning suffixes: "SmolLM2-135M"."""
+    name = model_name
+    while (shorter := _QUANTISATION.sub("", name)) != name:
+        name = shorter
+    return _TUNING.sub("", name) or model_name
+
+
+def model_label(model_name: str, capability: Capability) -> str:
+    """How the chat header and Settings name the model: "SmolLM2-135M · small built-in model"."""
+    if capability == "tiny":
+        kind = "small built-in model" if is_builtin(model_name) else "small model"
+    else:
+        kind = "capable model"
+    return f"{short_name(model_name)} · {kind}"

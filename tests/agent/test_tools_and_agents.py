@@ -36,7 +36,7 @@ async def test_delegate_runs_a_sub_agent_without_root_only_tools(engine, model):
         reply("Anna wrote nothing yet."),
         reply("Your helper found nothing from Anna yet."),
     )
-    answer = await engine.hub.send("What did Anna write?")
+    answer = await engine.hub.send("Ask a helper to find out what Anna wants")
     assert answer.content == "Your helper found nothing from Anna yet."
     sub_schema = json.dumps(model.calls[1]["schema"])
     assert '"read_notification"' not in sub_schema and '"delegate"' not in sub_schema
@@ -47,7 +47,7 @@ async def test_delegate_runs_a_sub_agent_without_root_only_tools(engine, model):
 async def test_last_step_may_only_reply(engine, model):
     engine.loop.max_steps = 2
     model.add(tool("list_jobs"), reply("You have no reminders."))
-    await engine.hub.send("any reminders?")
+    await engine.hub.send("how are my jobs doing")
     assert "anyOf" in model.calls[0]["schema"]
     assert model.calls[1]["schema"]["properties"]["action"] == {"const": "reply"}
 
@@ -73,25 +73,31 @@ def test_inject_memory_is_read_fresh_and_missing_files_say_so(workspace):
     assert "Carol" in again and "Bob" not in again
 
 
-async def test_chat_turn_adds_a_rule_to_the_right_section(engine, model, workspace):
-    """The scripted model plays the main agent editing data/notifications.md."""
-    model.add(
-        tool("read_file", path="data/notifications.md"),
-        tool(
-            "edit_file",
-            path="data/notifications.md",
-            old_text="## Always notify\n",
-            new_text="## Always notify\n- Emails from Mario\n",
-        ),
-        reply("Done: I'll always tell you when Mario emails."),
+async def test_a_change_the_model_chooses_is_asked_about_and_runs_on_yes(engine, model, workspace):
+    """A capable model edits data/notifications.md unasked: the edit is put to the user, not
+    run; the user's "yes" runs it (and the model is not asked again)."""
+    before = workspace.rules_file.read_text()
+    edit = {
+        "path": "data/notifications.md",
+        "old_text": "## Always notify\n",
+        "new_text": "## Always notify\n- Emails from Mario\n",
+    }
+    model.add(tool("read_file", path="data/notifications.md"), tool("edit_file", **edit))
+    question = await engine.hub.send("Please make sure Mario's emails always reach me")
+    assert question.content == (
+        "I'd like to change data/notifications.md: replace “## Always notify” with "
+        "“## Always notify - Emails from Mario”. Shall I? (yes/no)"
     )
-    answer = await engine.hub.send("Please make sure Mario's emails always reach me")
-    assert answer.content.startswith("Done")
+    assert question.meta["proposed"] == {"tool": "edit_file", "arguments": edit}
+    assert workspace.rules_file.read_text() == before  # not run
+    assert "## Always notify" in model.calls[1]["messages"][-1]["content"]  # read it first
+
+    answer = await engine.hub.send("yes")
+    assert answer.content == "Done — edited data/notifications.md."
     rules = parse_rules(workspace.rules_file.read_text())
     assert [r.text for r in rules.section(ALWAYS)] == ["Emails from Mario"]
     assert rules.section(NEVER) == []
-    # the read_file result was fed back to the model before it edited
-    assert "## Always notify" in model.calls[1]["messages"][-1]["content"]
+    assert len(model.calls) == 2
 
     from engine.chat.history import history_rows
 
@@ -100,14 +106,30 @@ async def test_chat_turn_adds_a_rule_to_the_right_section(engine, model, workspa
         ("read_file", "done"),
         ("edit_file", "done"),
     ]
+    model.add(reply("Glad that's sorted."))
+    again = await engine.hub.send("yes")  # nothing is waiting any more: the model answers
+    assert again.content == "Glad that's sorted." and len(model.calls) == 3
 
 
-async def test_refused_tool_call_is_reported_to_the_model(engine, model):
-    model.add(
-        tool("write_file", path="../escape.md", content="x"),
-        reply("I can't write outside your data folder."),
+async def test_a_proposed_change_is_dropped_on_no(engine, model, workspace):
+    before = workspace.rules_file.read_text()
+    model.add(tool("add_notification_rule", section="never", rule="Newsletters"))
+    question = await engine.hub.send("I get too many newsletters")
+    assert question.content == (
+        "I'd like to add the rule “Newsletters” under Never notify. Shall I? (yes/no)"
     )
-    await engine.hub.send("write a file")
+    answer = await engine.hub.send("no")
+    assert answer.content == "Okay — I left everything as it was."
+    assert workspace.rules_file.read_text() == before
+    assert len(model.calls) == 1
+
+
+async def test_a_refused_tool_call_is_reported_to_the_model(engine, model):
+    model.add(
+        tool("read_file", path="../escape.md"),
+        reply("I can't read outside your data folder."),
+    )
+    await engine.hub.send("read a file")
     assert "refused" in model.calls[1]["messages"][-1]["content"]
     from engine.chat.history import history_rows
 
@@ -146,19 +168,30 @@ def test_every_string_a_model_writes_is_bounded_for_the_grammar(engine):
     assert bounds and all(b is not None and b <= MAX_STRING for b in bounds)
 
 
-async def test_a_recognised_preference_change_is_applied_for_any_model(engine, model, workspace):
-    model.add(reply("Got it: Mario's emails will always reach you."))
-    answer = await engine.hub.send("Notify me when I get an email from Mario")
-    assert answer.content == "Got it: Mario's emails will always reach you."
+@pytest.mark.parametrize("capability", ["tiny", "capable"])
+async def test_a_recognised_preference_change_is_applied_for_any_model(
+    workspace, settings, capability
+):
+    from engine.engine import Engine
+    from engine.llm.scripted import ScriptedModel
+
+    model = ScriptedModel(capability=capability)
+    engine = Engine(workspace, settings, model)
+    await engine.start(schedule=False)
+    try:
+        answer = await engine.hub.send("Notify me when I get an email from Mario")
+    finally:
+        await engine.stop()
+    assert answer.content == (
+        "Done — I'll always tell you about email from Mario (Always notify: Email from Mario)."
+    )
     rules = parse_rules(workspace.rules_file.read_text())
     assert [r.text for r in rules.section(ALWAYS)] == ["Email from Mario"]
-    offered = json.dumps(model.calls[0]["schema"])
-    assert '"add_notification_rule"' not in offered and '"edit_file"' not in offered
-    assert "added under Always notify" in model.calls[0]["messages"][-1]["content"]
+    assert model.calls == []
 
 
 @pytest.mark.allow_log_warnings
-async def test_stop_telling_me_lands_under_never_even_when_the_model_fails(
+async def test_stop_telling_me_lands_under_never_even_when_the_model_is_broken(
     engine, model, workspace
 ):
     from engine.errors import ModelError
@@ -166,8 +199,8 @@ async def test_stop_telling_me_lands_under_never_even_when_the_model_fails(
     def boom(messages, schema):
         raise ModelError("model crashed")
 
-    model.add(boom)
+    model.default = boom
     answer = await engine.hub.send("Stop alerting me about group WhatsApp messages")
-    assert answer.content.startswith("Done: added under Never notify")
+    assert answer.content.startswith("Done — I won't notify you about group WhatsApp messages")
     rules = parse_rules(workspace.rules_file.read_text())
     assert [r.text for r in rules.section(NEVER)] == ["Group WhatsApp messages"]

@@ -14,7 +14,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 import desktop.chat.window as chat_window_module
-from desktop.chat.window import ChatWindow, WhyDialog, format_timestamp
+from desktop.chat.window import ChatWindow, WhyDialog, format_timestamp, format_timing
 from desktop.qt import Qt, QtCore, QtGui
 from engine.bus import ReplyFinished, ReplyStarted, ReplyToken, ToolCalled, TurnFailed
 
@@ -441,3 +441,53 @@ def test_window_renders_a_conversation(qtbot: QtBot, window: ChatWindow, tmp_pat
         image.pixel(x, y) for x in range(0, image.width(), 3) for y in range(0, image.height(), 3)
     }
     assert len(colours) > 50
+
+
+# the model, and how long a capable model takes ------------------------------------------------
+
+
+def test_the_header_names_the_model(window: ChatWindow) -> None:
+    assert window.model_text() == ""
+    window.set_model(
+        "SmolLM2-135M · small built-in model",
+        "small built-in model: replies are composed from the facts",
+        show_timing=False,
+    )
+    assert window.model_text() == "SmolLM2-135M · small built-in model"
+    assert window._model_label.toolTip().startswith("small built-in model")
+
+
+def test_a_capable_models_turn_shows_its_timing(qtbot: QtBot, window: ChatWindow) -> None:
+    window.set_model("Qwen2.5-7B · capable model", "capable", show_timing=True)
+    window.on_reply_started(ReplyStarted(1, "user"))
+    assert window.timing_text().startswith("Waiting for the model… 0.")
+    assert window._status.isVisible()
+    qtbot.wait(150)
+    window.on_reply_token(ReplyToken(1, "Pasta"))
+    qtbot.waitUntil(lambda: window.timing_text().startswith("First token 0."), timeout=1000)
+    assert " · " in window.timing_text()
+    window.on_reply_finished(
+        ReplyFinished(1, 5, "Pasta it is.", "user", first_token_ms=812, total_ms=2430)
+    )
+    assert window.timing_text() == "First token 0.8 s · total 2.4 s"
+    assert window.status_text() == ""  # the status's own text is left alone
+
+
+def test_a_composed_reply_or_a_small_model_shows_no_timing(window: ChatWindow) -> None:
+    window.set_model("Qwen2.5-7B · capable model", "capable", show_timing=True)
+    window.on_reply_started(ReplyStarted(1, "user"))
+    window.on_reply_finished(
+        ReplyFinished(1, 5, "Tomorrow: 15:00 Budget review.", "user", composed=True)
+    )
+    assert window.timing_text() == "" and not window._status.isVisible()
+
+    window.set_model("SmolLM2-135M · small built-in model", "tiny", show_timing=False)
+    window.on_reply_started(ReplyStarted(1, "user"))
+    window.on_reply_finished(ReplyFinished(1, 6, "I can't answer that reliably.", "user"))
+    assert window.timing_text() == ""
+
+
+def test_format_timing() -> None:
+    assert format_timing(812, 2430) == "First token 0.8 s · total 2.4 s"
+    assert format_timing(None, 2430) == "Total 2.4 s"
+    assert format_timing(None, None) == ""

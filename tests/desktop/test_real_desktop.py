@@ -234,6 +234,7 @@ def test_the_first_start_opens_the_welcome_once(tmp_path):
                 )
                 assert status["messages"] == [] and not status["model_error"]
                 assert status["chat_status"] == ""
+                assert status["chat_model"] == "SmolLM2-135M · small built-in model"
                 assert status["welcome_visible"]  # in an empty chat, always
                 if start == "first":
                     assert status["first_start"] and status["window_visible"]

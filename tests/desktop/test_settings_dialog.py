@@ -490,3 +490,34 @@ def test_dialog_disables_start_on_login_where_unsupported(monkeypatch, make_dial
     checkbox = dialog.general_page.start_on_login
     assert not checkbox.isEnabled()
     assert "Windows" in checkbox.toolTip()
+
+
+# --- what the model is trusted with -------------------------------------------------------------
+
+
+def test_the_capability_choice_says_what_automatic_means(make_dialog):
+    dialog = make_dialog(model_label="SmolLM2-135M · small built-in model")
+    combo = dialog.model_page.capability
+    assert [combo.itemText(i) for i in range(combo.count())] == [
+        "Automatic (SmolLM2-135M · small built-in model)",
+        "Small model: compose replies from the facts",
+        "Capable model: let it write",
+    ]
+    assert combo.currentData() == "auto"
+    combo.setCurrentIndex(combo.findData("capable"))
+    assert dialog.result_settings().model_capability == "capable"
+
+
+def test_the_capability_setting_is_shown_as_saved(make_dialog):
+    dialog = make_dialog(Settings(model_capability="tiny"))
+    assert dialog.model_page.capability.currentData() == "tiny"
+    assert dialog.result_settings().model_capability == "tiny"
+
+
+def test_choosing_a_model_file_says_what_it_is(qtbot, make_dialog, gguf):
+    dialog = make_dialog(model_label="SmolLM2-135M · small built-in model")
+    assert _set_model(qtbot, dialog, gguf) is None
+    combo = dialog.model_page.capability
+    assert combo.itemText(0) == "Automatic (tiny · small model)"  # a few bytes: small
+    dialog.model_page.use_embedded()
+    assert combo.itemText(0) == "Automatic (SmolLM2-135M · small built-in model)"

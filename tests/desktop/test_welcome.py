@@ -15,7 +15,7 @@ from desktop.chat import welcome
 from desktop.chat.window import ChatWindow
 from desktop.qt import Qt, QtWidgets
 from engine.bus import ReplyFinished, ReplyStarted
-from engine.chat.intents import lookup_request, preference_change, reminder_request
+from engine.chat.intents import Lookup, lookup_request, preference_change, reminder_request
 from engine.triage.rules.parse import NEVER
 from engine.workspace import Workspace
 
@@ -48,7 +48,7 @@ def test_the_examples_are_ones_the_engine_recognises():
     change = preference_change(stop)
     assert change is not None and change.section == NEVER and change.rule == "LinkedIn"
     assert preference_change(calendar) is None and reminder_request(calendar) is None
-    assert lookup_request(calendar) == ("upcoming_calendar", {"hours": 48})
+    assert lookup_request(calendar) == Lookup("upcoming_calendar", {"hours": 48}, "tomorrow")
     assert reminder_request(remind) == {
         "text": "Call Mario",
         "at": "17:00",

@@ -114,7 +114,8 @@ async def test_reply_streams_tokens_from_the_real_model(workspace):
     from engine.settings import Settings
 
     model = LlamaCppModel(default_model_path())
-    engine = Engine(workspace, Settings(), model)
+    # Said to be capable, or the tiny model would not be asked to answer the user at all.
+    engine = Engine(workspace, Settings(model_capability="capable"), model)
     pieces: list[str] = []
     from engine.bus import ReplyToken
 

@@ -66,7 +66,7 @@ def test_never_rule_names_what_identifies_the_event():
     assert never_rule_for(standup) == "Reminders for the calendar event \u201cDaily standup\u201d"
 
 
-async def test_mute_adds_a_never_rule_and_the_agent_confirms(engine, model, workspace):
+async def test_mute_adds_a_never_rule_and_confirms_what_changed(engine, model, workspace):
     workspace.rules_file.write_text("## Always notify\n- Emails from Shop\n\n## Never notify\n")
     event = make_event(sender={"name": "Shop", "address": "news@shop.example"})
     ingest([event])
@@ -75,21 +75,25 @@ async def test_mute_adds_a_never_rule_and_the_agent_confirms(engine, model, work
     await engine.hub.drain(timeout=5)
     answer = ChatMessage.select().where(ChatMessage.content != "").get()
 
-    model.add(reply("Done — no more emails from Shop."))
+    calls = len(model.calls)
     confirmation = await engine.hub.mute(answer.id)
-    assert confirmation.content == "Done — no more emails from Shop."
+    assert confirmation.content == (  # composed from what changed: no model call
+        "Done — I won't notify you about emails from Shop (news@shop.example) any more "
+        "(Never notify: Emails from Shop (news@shop.example))."
+    )
+    assert len(model.calls) == calls
     never = parse_rules(workspace.rules_file.read_text()).section(NEVER)
     assert [r.text for r in never] == ["Emails from Shop (news@shop.example)"]
     call = ChatToolCall.get(ChatToolCall.name == "add_notification_rule")
     assert call.status == "done"
-    assert '"add_notification_rule"' not in str(model.calls[-1]["schema"])  # read-only turn
 
 
 async def test_mute_on_a_reminder_cancels_the_job(engine, model):
     job = Job.create(text="stretch", next_run_at=engine.clock(), recurrence="daily")
-    model.add(reply("Time to stretch."), reply("I cancelled that reminder."))
+    model.add(reply("Time to stretch."))
     await engine.jobs.run_due()
     await engine.hub.drain(timeout=5)
     answer = ChatMessage.select().where(ChatMessage.content != "").get()
-    await engine.hub.mute(answer.id)
+    confirmation = await engine.hub.mute(answer.id)
     assert Job.get_by_id(job.id).status == "cancelled"
+    assert confirmation.content == f"Done — scheduled job {job.id} is cancelled."
