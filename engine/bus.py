@@ -48,6 +48,7 @@ class ReplyFinished:
     kind: str
     notifications: list[dict[str, Any]] = field(default_factory=list)
     fallback: bool = False  # worded by TIC itself because the model failed repeatedly
+    composed: bool = False  # composed in code from the facts, not written by the model
 
 
 @dataclass(frozen=True)

@@ -87,5 +87,6 @@ class Turns:
                     for n in delivered
                 ],
                 fallback=bool((reply.meta or {}).get("fallback")),
+                composed=bool((reply.meta or {}).get("composed")),
             )
         )
