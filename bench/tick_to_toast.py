@@ -232,7 +232,7 @@ async def main(args: argparse.Namespace) -> None:
         row += f"{fmt([r.to_reply_ms for r in t.runs]):<24}"
         if args.dbus:
             row += f"  {fmt([r.to_bus_ms for r in t.runs if r.to_bus_ms is not None])}"
-        print(row)
+        print(row.rstrip())
     composed = all(r.composed for t in results for r in t.runs)
     print(f"median [min\u2013max]; composed with no model call in every run: {composed}")
     report = {

@@ -116,8 +116,8 @@ FRAME_WORDS = _wordset(
     notification notifications message messages event events settings model new important
     urgent also next note reply call join video subject from re fwd fw summary heads update
     mr mrs ms dr am pm utc gmt cet cest a an the and but or so you your he she they it we this
-    that there here please hi hello dear meanwhile nothing someone someone's tomorrow today
-    yesterday tonight he's she's they're it's you're there's"""
+    that there here please hi hello dear google gmail outlook sender meanwhile nothing someone
+    someone's tomorrow today yesterday tonight he's she's they're it's you're there's"""
 )
 # After a sentence's first word, these suggest that word was a name ("Carla wrote...").
 NAME_VERBS = _wordset(
@@ -357,7 +357,9 @@ def _invented_names(text: str, known: Known) -> list[str]:
         if bare in _DAY_ABBR:
             continue
         if _sentence_initial(text, m.start()):
-            following = tokens[i + 1].group(0) if i + 1 < len(tokens) else ""
+            after = tokens[i + 1] if i + 1 < len(tokens) else None
+            adjacent = after is not None and not text[m.end() : after.start()].strip()
+            following = after.group(0) if after is not None and adjacent else ""
             looks_named = (
                 following[:1].isupper()
                 or fold(following) in NAME_VERBS

@@ -74,6 +74,7 @@ class NoteFacts:
     video: bool
     always: bool
     event: Event | None
+    why: str = ""  # why TIC notified it, and the user's rule that decided, in their words
 
     @property
     def is_calendar(self) -> bool:
@@ -106,7 +107,7 @@ class NoteFacts:
 
     def texts(self) -> list[str]:
         """Every piece of text the facts hold, for looking words up."""
-        out = [self.summary, self.who or "", self.address or "", self.chat or ""]
+        out = [self.summary, self.why, self.who or "", self.address or "", self.chat or ""]
         out += [self.title or "", self.text, self.location or ""]
         if self.event is not None:
             out.append(self.event.to_json())
@@ -115,6 +116,7 @@ class NoteFacts:
 
 def facts_of(note: Notification, event: Event | None) -> NoteFacts:
     reason = note.reason or ""
+    why = f"{reason}\n{note.rule or ''}"
     received = note.event_time
     if event is None:
         return NoteFacts(
@@ -136,6 +138,7 @@ def facts_of(note: Notification, event: Event | None) -> NoteFacts:
             video=False,
             always=reason.startswith(ALWAYS_REASON),
             event=None,
+            why=why,
         )
     cal = event.calendar
     person = (cal.organizer if cal and cal.organizer else None) or event.sender
@@ -164,6 +167,7 @@ def facts_of(note: Notification, event: Event | None) -> NoteFacts:
         video=video,
         always=reason.startswith(ALWAYS_REASON),
         event=event,
+        why=why,
     )
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from engine.bus import ReplyFinished, ReplyStarted
+from engine.bus import ReplyFinished, ReplyStarted, TickFinished
 from engine.chat.history import history_rows
 from engine.engine import Engine
 from engine.errors import ModelError
@@ -240,3 +240,21 @@ async def test_a_tiny_models_delivery_never_waits_for_the_model(workspace, caplo
     finally:
         await engine.stop()
     assert history_rows()[-1]["content"] == COMPOSED_REVIEW
+
+
+async def test_on_a_tiny_model_the_reply_is_there_within_a_second_of_the_tick(tiny):
+    """The toast waits for no model: tick commit → ReplyFinished is about the 200 ms batch
+    window (``python -m bench.tick_to_toast`` measures it on the embedded model)."""
+    marks: dict[str, float] = {}
+
+    def on_bus(message: object) -> None:
+        if isinstance(message, TickFinished):
+            marks["committed"] = time.perf_counter()
+        elif isinstance(message, ReplyFinished):
+            marks["replied"] = time.perf_counter()
+
+    tiny.bus.subscribe(on_bus)
+    tiny.ingest([make_event(**REVIEW)])
+    result = await tiny.check_now(timeout=5)
+    assert result.notified == 1 and result.delivered
+    assert 0 < marks["replied"] - marks["committed"] < 1.0

@@ -80,6 +80,7 @@ CASES = [
     ("3pm is 15:00", REMINDER, "Budget review with Ian Wright starts at 3pm in Room 2.", []),
     ("3:00 p.m.", REMINDER, "Ian Wright's Budget review starts today at 3:00 p.m.", []),
     ("in UTC too", REMINDER, "Ian Wright: budget review at 15:00 (14:00 UTC).", []),
+    ("a label", EMAIL, "Sender: Tomas Herrera. Subject: Q3 VAT return, to sign by Friday.", []),
     ("a sentence opener", REMINDER, "Quick note: Ian Wright's budget review is at 15:00.", []),
     ("words for numbers", EMAIL, "Tomas Herrera sent one email: sign the VAT return.", []),
     (
