@@ -325,6 +325,8 @@ async def cmd_history(workspace: Workspace, *, as_json: bool, limit: int) -> int
             continue
         when = row["created_at"][:16].replace("T", " ")
         tag = " (synthetic)" if row["is_synthetic"] else ""
+        if row.get("composed"):
+            tag += " (composed from the facts)"
         print(f"[{when}] {row['role']}{tag}: {row['content']}".rstrip())
         if row["reasoning_content"]:
             print(f"    reasoning: {row['reasoning_content']}")
@@ -333,6 +335,8 @@ async def cmd_history(workspace: Workspace, *, as_json: bool, limit: int) -> int
                 f"    tool {call['name']}({json.dumps(call['arguments'])}) "
                 f"[{call['status']}] -> {call['result']}"
             )
+        if row.get("replaced"):
+            print(f"    replaced the model's reply: {'; '.join(row['replaced'])}")
         for why in row.get("why", []):
             print(
                 f"    why: {why.get('reason')}"

@@ -15,7 +15,11 @@ from engine.settings import Settings
 from engine.types import AccountConfig, CheckResult, IngestResult, Reply, SettingsApplied
 from tests.factories import make_event, reply
 
-SHOP = {"sender": {"name": "Shop", "address": "news@shop.example"}}
+SHOP = {
+    "sender": {"name": "Shop", "address": "news@shop.example"},
+    "subject": "Winter sale",
+    "text": "Everything half price.",
+}
 
 
 def recorded(engine: Engine) -> list[Any]:

@@ -218,9 +218,18 @@ class MessageText(QtWidgets.QTextBrowser):
 
 
 class WhyDialog(QtWidgets.QDialog):
-    """Why TIC surfaced a notification: each event's summary, reason and matching rule."""
+    """Why TIC surfaced a notification: each event's summary, reason and matching rule, and
+    whether TIC composed the reply from these facts itself."""
 
-    def __init__(self, entries: Iterable[dict[str, Any]], parent: QtWidgets.QWidget | None = None):
+    COMPOSED = "TIC wrote this reply itself, from these facts; no model wrote any of it."
+
+    def __init__(
+        self,
+        entries: Iterable[dict[str, Any]],
+        parent: QtWidgets.QWidget | None = None,
+        *,
+        composed: bool = False,
+    ):
         super().__init__(parent)
         self.setWindowTitle("Why TIC told you this")
         self.setMinimumWidth(380)
@@ -230,6 +239,9 @@ class WhyDialog(QtWidgets.QDialog):
             if index:
                 layout.addSpacing(8)
             self._add_entry(layout, entry)
+        if composed:
+            layout.addSpacing(8)
+            layout.addWidget(self._label(self.COMPOSED))
         buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
         layout.addSpacing(6)
@@ -269,6 +281,7 @@ class MessageBubble(QtWidgets.QFrame):
         self.role = role
         self.message_id: int | None = None
         self.why: list[dict[str, Any]] = []
+        self.composed = False
         self.tool_names: list[str] = []
         self.setObjectName("bubble")
         self.setProperty("role", role)
@@ -357,11 +370,14 @@ class MessageBubble(QtWidgets.QFrame):
         self.tools.setText(tools_line(names) if names else "")
         self.tools.setVisible(bool(names))
 
-    def set_notification(self, sources: Iterable[str], why: list[dict[str, Any]]) -> None:
+    def set_notification(
+        self, sources: Iterable[str], why: list[dict[str, Any]], composed: bool = False
+    ) -> None:
         for source in sorted(set(sources)):
             self.badges.addWidget(QtWidgets.QLabel(source_label(source), objectName="badge"))
         self.badges.addStretch(1)
         self.why = why
+        self.composed = composed
         self.why_button.setVisible(bool(why))
 
     def set_fallback(self, fallback: bool) -> None:
@@ -401,7 +417,7 @@ class MessageBubble(QtWidgets.QFrame):
 
     @Slot()
     def show_why(self) -> WhyDialog:
-        dialog = WhyDialog(self.why, self.window())
+        dialog = WhyDialog(self.why, self.window(), composed=self.composed)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
         return dialog
@@ -584,7 +600,9 @@ class ChatWindow(QtWidgets.QWidget):
                 bubble.set_markdown(row["content"])
                 bubble.set_tools(tools + calls)
                 if row.get("kind") == "notification":
-                    bubble.set_notification(row.get("sources") or [], row.get("why") or [])
+                    bubble.set_notification(
+                        row.get("sources") or [], row.get("why") or [], bool(row.get("composed"))
+                    )
                 bubble.set_fallback(bool(row.get("fallback")))
             tools = []
             if row.get("created_at"):
@@ -635,7 +653,9 @@ class ChatWindow(QtWidgets.QWidget):
         bubble.set_markdown(ev.text)
         bubble.set_time(datetime.now(UTC))
         if ev.kind == "notification":
-            bubble.set_notification([n["source"] for n in ev.notifications], ev.notifications)
+            bubble.set_notification(
+                [n["source"] for n in ev.notifications], ev.notifications, ev.composed
+            )
         bubble.set_fallback(bool(getattr(ev, "fallback", False)))
 
     @Slot(object)

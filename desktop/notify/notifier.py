@@ -72,15 +72,26 @@ _STARS = re.compile(r"(\*{1,3})(?=\S)(.+?)(?<=\S)\1")
 _UNDERSCORES = re.compile(r"(?<!\w)(_{1,3})(?=\S)(.+?)(?<=\S)\1(?!\w)")
 _STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
 _SPACES = re.compile(r"[ \t]+")
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+_HIDDEN = 0xE000  # escaped characters wait in the private-use area while markers go
+
+
+def _hide_escaped(line: str) -> str:
+    return _ESCAPED.sub(lambda m: chr(_HIDDEN + ord(m.group(1))), line)
+
+
+def _restore_escaped(line: str) -> str:
+    return "".join(chr(ord(c) - _HIDDEN) if _HIDDEN <= ord(c) < _HIDDEN + 128 else c for c in line)
 
 
 def strip_markdown(text: str) -> str:
-    """Markdown as plain text: markers and link targets gone, one line per non-empty line."""
+    """Markdown as plain text: markers and link targets gone, escaped characters shown as
+    themselves, one line per non-empty line."""
     lines: list[str] = []
     for raw in text.splitlines():
         if _FENCE.match(raw) or _RULE.match(raw):
             continue
-        line = _HEADING.sub(r"\1", raw)
+        line = _HEADING.sub(r"\1", _hide_escaped(raw))
         line = _QUOTE.sub("", line)
         line = _BULLET.sub("• ", line)
         line = _IMAGE.sub(r"\1", line)
@@ -90,7 +101,7 @@ def strip_markdown(text: str) -> str:
         line = _STRIKE.sub(r"\1", line)
         line = _STARS.sub(r"\2", line)
         line = _UNDERSCORES.sub(r"\2", line)
-        line = _SPACES.sub(" ", line).strip()
+        line = _restore_escaped(_SPACES.sub(" ", line).strip())
         if line:
             lines.append(line)
     return "\n".join(lines)

@@ -3,10 +3,13 @@
 ``notify()`` commits the notification before returning. The consumer waits for the first
 one, keeps collecting for a 200 ms batch window, appends a synthetic assistant message with a
 completed ``read_notification`` call holding the batch, and resumes the main agent, whose reply
-is what the user sees. Notifications are marked delivered in the same transaction as that
-reply; if the turn fails they stay pending and are retried with backoff (and after repeated
-failures delivered in plain words), so none is ever dropped. A delivery a crash interrupted
-is undone on start and made again.
+is what the user sees. On a tiny model that turn's reply is composed in code from the facts
+(:mod:`engine.chat.compose`), with no model call; a capable model writes it, and a reply that
+leaves out who or what, or states a fact the notifications and tool results do not hold, is
+replaced by the composed one. Notifications are marked delivered in the same transaction as
+that reply; if the turn fails they stay pending and are retried with backoff (and after
+repeated failures delivered in plain words), so none is ever dropped. A delivery a crash
+interrupted is undone on start and made again.
 """
 
 from __future__ import annotations
@@ -16,20 +19,26 @@ import json
 import logging
 import uuid
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
 import jsonschema
 
+from engine.agent.actions import Action
+from engine.agent.loop import ToolStep
 from engine.agent.tools.notify import NOTIFICATION_SCHEMA
-from engine.agent.transcript import StoredTranscript
-from engine.bus import EventBus, NotificationQueued, TurnFailed
+from engine.agent.transcript import StoredTranscript, prompt_messages
+from engine.bus import EventBus, NotificationQueued, ReplyStarted, TurnFailed
+from engine.chat.compose import compose_facts
+from engine.chat.factcheck import check_reply
+from engine.chat.facts import NoteFacts, batch_facts, events_of
 from engine.chat.turns import Turns
-from engine.chat.wording import completed_reply, fallback_text
-from engine.clock import parse_instant
+from engine.chat.wording import fallback_text
+from engine.clock import local_zone_name, parse_instant, zone
+from engine.llm.base import Completion, Message
 from engine.store import chat
 from engine.store.db import database
-from engine.store.models import ChatMessage, Notification
+from engine.store.models import ChatMessage, ChatToolCall, Notification
 from engine.tasks import Periodic, report
 
 log = logging.getLogger(__name__)
@@ -50,11 +59,13 @@ class Delivery:
         batch_window: float = BATCH_WINDOW_SECONDS,
         retry_delays: tuple[float, ...] = (5.0, 30.0),
         clock: Callable[[], datetime],
+        user_zone: Callable[[], tzinfo] = lambda: zone(local_zone_name()),
     ):
         self.turns = turns
         self.bus = bus
         self.retry_delays = retry_delays
         self.clock = clock
+        self.user_zone = user_zone
         self._consumer = Periodic(
             "chathub-notifications",
             self._deliver_and_wait,
@@ -140,19 +151,22 @@ class Delivery:
             return None
         session = chat.default_session()
         async with self.turns.lock(session.id):
+            facts = batch_facts(batch, events_of(batch))
             if max(n.attempts for n in batch) >= len(self.retry_delays) + 1:
-                return self._deliver_plainly(session.id, batch)
+                return self._deliver_plainly(session.id, batch, facts)
             synthetic = self._append_synthetic(session.id, batch)
             try:
+                if self.turns.loop.model.capability == "tiny":
+                    return self._deliver_composed(session.id, batch, facts)
                 # Only the synthetic message: announcing needs no older context, and small
                 # models would copy their earlier replies.
-                transcript = StoredTranscript(
+                transcript = CheckedTranscript(
                     session.id,
-                    "notification",
+                    facts,
+                    now=self.clock(),
+                    tz=self.user_zone(),
                     reply_meta=_reply_meta(batch),
                     on_reply=self._mark_delivered(batch),
-                    complete_reply=completed_reply(batch),
-                    window=1,
                 )
                 return await self.turns.run(transcript, delivered=batch)
             except Exception as exc:
@@ -160,6 +174,23 @@ class Delivery:
                 error = self._record_failure(batch, exc)
                 self.bus.publish(TurnFailed(session.id, "notification", error))
                 return None
+
+    def _deliver_composed(
+        self, session_id: int, batch: list[Notification], facts: list[NoteFacts]
+    ) -> ChatMessage:
+        """The resumed turn on a tiny model: its reply is composed from the facts, and no
+        model is asked (the reply's meta says so, for "why?" and the history)."""
+        self.bus.publish(ReplyStarted(session_id, "notification"))
+        text = compose_facts(facts, self.clock(), self.user_zone())
+        transcript = StoredTranscript(
+            session_id,
+            "notification",
+            reply_meta={**_reply_meta(batch), "composed": True},
+            on_reply=self._mark_delivered(batch),
+        )
+        reply: ChatMessage = transcript.add_reply(text, Completion(text))
+        self.turns.finished(reply, "notification", batch)
+        return reply
 
     def _append_synthetic(self, session_id: int, batch: list[Notification]) -> ChatMessage:
         with database.atomic():
@@ -186,15 +217,20 @@ class Delivery:
 
         return mark
 
-    def _deliver_plainly(self, session_id: int, batch: list[Notification]) -> ChatMessage:
-        """Last resort when the model keeps failing: the user still gets every notification."""
+    def _deliver_plainly(
+        self, session_id: int, batch: list[Notification], facts: list[NoteFacts]
+    ) -> ChatMessage:
+        """Last resort when the model keeps failing: the user still gets every notification,
+        in the composed words (or a bare list should composing fail too)."""
+        meta: dict[str, Any] = {"kind": "notification", "fallback": True, **_reply_meta(batch)}
+        try:
+            text = compose_facts(facts, self.clock(), self.user_zone())
+            meta["composed"] = True
+        except Exception:
+            log.exception("composing a notification reply failed; listing the summaries")
+            text = fallback_text(batch)
         with database.atomic():
-            reply = chat.add_message(
-                session_id,
-                "assistant",
-                fallback_text(batch),
-                meta={"kind": "notification", "fallback": True, **_reply_meta(batch)},
-            )
+            reply = chat.add_message(session_id, "assistant", text, meta=meta)
             self._mark_delivered(batch)(reply)
         self.turns.finished(reply, "notification", batch)
         return reply
@@ -221,3 +257,52 @@ def _reply_meta(batch: list[Notification]) -> dict[str, Any]:
             for n in batch
         ],
     }
+
+
+class CheckedTranscript(StoredTranscript):
+    """A capable model's notification turn: the reply is checked against the facts (the
+    notifications, their events and the turn's tool results) before it is stored, and
+    replaced by the composed reply when it fails, with the failure logged in one line."""
+
+    def __init__(
+        self,
+        session_id: int,
+        facts: list[NoteFacts],
+        *,
+        now: datetime,
+        tz: tzinfo,
+        reply_meta: dict[str, Any],
+        on_reply: Callable[[ChatMessage], None],
+    ):
+        super().__init__(
+            session_id, "notification", reply_meta=reply_meta, on_reply=on_reply, window=1
+        )
+        self.facts = facts
+        self.now = now
+        self.tz = tz
+        self.tool_results: list[str] = []
+        self.steps = 0
+
+    def messages(self) -> list[Message]:
+        # The synthetic message and the tool calls this turn made since (one message each).
+        return prompt_messages(self.session_id, 1 + self.steps)
+
+    def begin_tool(self, action: Action, completion: Completion) -> ChatToolCall:
+        self.steps += 1
+        return super().begin_tool(action, completion)
+
+    def end_tool(self, handle: ChatToolCall, step: ToolStep) -> None:
+        if step.status == "done":
+            self.tool_results.append(step.result)
+        super().end_tool(handle, step)
+
+    def add_reply(self, text: str, completion: Completion) -> ChatMessage:
+        problems = check_reply(text, self.facts, now=self.now, tz=self.tz, extra=self.tool_results)
+        if problems:
+            log.info(
+                "the model's notification reply was replaced by the composed one: %s",
+                "; ".join(problems),
+            )
+            text = compose_facts(self.facts, self.now, self.tz)
+            self.reply_meta = {**self.reply_meta, "composed": True, "replaced": problems}
+        return super().add_reply(text, completion)

@@ -24,6 +24,7 @@ def history_rows(limit: int = 50, session_id: int | None = None) -> list[dict[st
                 "why": meta.get("why", []),
                 "fallback": bool(meta.get("fallback")),
                 "composed": bool(meta.get("composed")),
+                "replaced": meta.get("replaced") or [],
                 "prompt_tokens": m.prompt_tokens,
                 "completion_tokens": m.completion_tokens,
                 "duration_ms": m.duration_ms,

@@ -1,5 +1,6 @@
-"""Plain wording the engine adds around the model's: what a reply left out, confirmations,
-and the words used when the model cannot be used at all."""
+"""Plain wording the engine adds around the model's: confirmations, and the words used when
+the model cannot be used at all. (Notification replies composed from the facts are
+:mod:`engine.chat.compose`'s.)"""
 
 from __future__ import annotations
 
@@ -21,30 +22,6 @@ SOURCE_LABELS = {
 def sender_of(notification: Notification) -> str | None:
     """Who the notified event came from (for toast titles), if it came from an event."""
     return event_sender(notification.event_id) if notification.event_id is not None else None
-
-
-def _mentioned(notification: Notification, text: str) -> bool:
-    low = text.casefold()
-    sender = sender_of(notification)
-    title = (notification.refs or {}).get("title")
-    keys = [k for k in (sender, title) if k]
-    if not keys:
-        keys = [w for w in notification.summary.split() if len(w) > 3 and w[0].isupper()][:2]
-    return any(k.casefold() in low for k in keys)
-
-
-def completed_reply(batch: list[Notification]) -> Callable[[str], str]:
-    """A small model may word a reply that never says what arrived. Whatever the reply leaves
-    out is added as a plain line, so no notification is lost in the wording."""
-
-    def complete(text: str) -> str:
-        missing = [n for n in batch if not _mentioned(n, text)]
-        if not missing:
-            return text
-        lines = [f"- {SOURCE_LABELS.get(n.source, n.source)}: {n.summary}" for n in missing]
-        return "\n\n".join(p for p in (text.strip(), "\n".join(lines)) if p)
-
-    return complete
 
 
 def fallback_text(batch: list[Notification]) -> str:

@@ -196,28 +196,37 @@ async def test_user_turn_streams_tokens_on_the_bus(engine, model):
     assert finished[-1].message_id == answer.id
 
 
-async def test_a_reply_that_omits_what_arrived_gets_it_added(engine, model):
+async def test_a_reply_that_omits_what_arrived_is_replaced_by_the_composed_one(engine, model):
     from engine.store.inbox import ingest
     from tests.factories import make_event
 
-    event = make_event(sender={"name": "Tomas Herrera", "address": "tomas@example.org"})
+    event = make_event(
+        sender={"name": "Tomas Herrera", "address": "tomas@example.org"},
+        subject="VAT return",
+        text="Please sign the VAT return.",
+    )
     ingest([event])
     note = dict(payload(1), refs={"event_id": event.id})
     note["summary"] = "Tomas Herrera sent an email about the VAT return."
     model.add(reply("This is a reminder."))
     await engine.hub.notify(note)
     await engine.hub.drain(timeout=5)
-    answer = history_rows()[-1]["content"]
-    assert answer == (
-        "This is a reminder.\n\n- Email: Tomas Herrera sent an email about the VAT return."
-    )
+    answer = history_rows()[-1]
+    assert answer["content"].startswith("Tomas Herrera emailed you")
+    assert "\u201cVAT return\u201d" in answer["content"]
+    assert answer["composed"] is True
+    assert "missing who: Tomas Herrera" in answer["replaced"]
 
 
 async def test_a_reply_that_names_the_sender_is_kept_as_written(engine, model):
     from engine.store.inbox import ingest
     from tests.factories import make_event
 
-    event = make_event(sender={"name": "Tomas Herrera", "address": "tomas@example.org"})
+    event = make_event(
+        sender={"name": "Tomas Herrera", "address": "tomas@example.org"},
+        subject="Q3 VAT return",
+        text="Please sign the attached VAT return by Friday.",
+    )
     ingest([event])
     model.add(reply("Tomas Herrera needs your signature on the VAT return by Friday."))
     await engine.hub.notify(dict(payload(1), refs={"event_id": event.id}))
@@ -225,6 +234,7 @@ async def test_a_reply_that_names_the_sender_is_kept_as_written(engine, model):
     assert history_rows()[-1]["content"] == (
         "Tomas Herrera needs your signature on the VAT return by Friday."
     )
+    assert history_rows()[-1]["composed"] is False
 
 
 @pytest.mark.allow_log_warnings

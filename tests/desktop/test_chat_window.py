@@ -337,6 +337,34 @@ def test_history_notification_shows_badge_why_and_fallback_note(window: ChatWind
     assert plain.badge_texts() == [] and plain.note.isHidden() and plain.why_button.isHidden()
 
 
+def test_why_says_when_tic_composed_the_reply(window: ChatWindow) -> None:
+    why = [{"event_id": "wa-1", "summary": "Anna asks about dinner.", "reason": "Direct"}]
+    window.load_history(
+        [
+            row(
+                1,
+                "assistant",
+                "Anna wrote on WhatsApp.",
+                kind="notification",
+                why=why,
+                composed=True,
+            )
+        ]
+    )
+    window.on_reply_finished(
+        ReplyFinished(1, 44, "Mario wrote.", "notification", [MARIO], composed=True)
+    )
+    window.on_reply_finished(ReplyFinished(1, 45, "Mario wrote.", "notification", [MARIO]))
+    stored, live, written = window.bubbles()
+    for bubble in (stored, live):
+        dialog = bubble.show_why()
+        assert dialog.texts()[-1] == WhyDialog.COMPOSED
+        dialog.close()
+    dialog = written.show_why()
+    assert WhyDialog.COMPOSED not in dialog.texts()
+    dialog.close()
+
+
 # scrolling, status ----------------------------------------------------------------------
 
 

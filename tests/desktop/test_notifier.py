@@ -202,6 +202,26 @@ def test_body_is_the_agents_wording_without_markdown():
     )
 
 
+def test_a_composed_reply_is_the_toast_body_facts_first():
+    single = (
+        "Tomas Herrera emailed you at 08:01: \u201cQ3 VAT return\u201d \u2014 \u201cSign "
+        "\\*now\\*.\u201d Reply by email."
+    )
+    body = toast_for(reply(single, note(1, "email", "Tomas Herrera"))).body
+    assert body.startswith("Tomas Herrera emailed you at 08:01: \u201cQ3 VAT return\u201d")
+    assert "\u201cSign *now*.\u201d" in body
+    several = (
+        "2 new: 1 email, 1 WhatsApp message.\n\n- Papa wrote on WhatsApp at 09:02: "
+        "\u201cLanded\u201d.\n- Tomas Herrera emailed you at 08:01: \u201cQ3 VAT return\u201d."
+    )
+    body = toast_for(reply(several, note(1, "whatsapp", "Papa"), note(2, "email", "T"))).body
+    assert body.splitlines() == [
+        "2 new: 1 email, 1 WhatsApp message.",
+        "\u2022 Papa wrote on WhatsApp at 09:02: \u201cLanded\u201d.",
+        "\u2022 Tomas Herrera emailed you at 08:01: \u201cQ3 VAT return\u201d.",
+    ]
+
+
 @pytest.mark.parametrize(
     ("markdown", "plain"),
     [
@@ -214,6 +234,10 @@ def test_body_is_the_agents_wording_without_markdown():
         ("keep snake_case_names and 2 * 3 * 4", "keep snake_case_names and 2 * 3 * 4"),
         ("__strong__ and _em_ and ***both***", "strong and em and both"),
         ("text\n\n---\n\nmore", "text\nmore"),
+        (
+            "said \u201csee \\*this\\* \\[x\\](y) a\\_b\u201d",
+            "said \u201csee *this* [x](y) a_b\u201d",
+        ),
     ],
 )
 def test_strip_markdown(markdown: str, plain: str):

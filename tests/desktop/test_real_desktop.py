@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -128,7 +129,10 @@ def test_tray_toast_feedback_and_chat_on_a_real_desktop(desktop, tmp_path):
 
     (toast,) = server.wait_for_notifications(1, timeout=60)
     assert toast["summary"] == "Email from Tomas Herrera"
-    assert toast["body"].strip()
+    # the body begins with the facts: who, then what (composed: the embedded model is tiny)
+    assert re.match(
+        r"Tomas Herrera emailed you [\w ]*at \d\d:\d\d: \u201cQ3 VAT return\u201d", toast["body"]
+    )
     assert {"default", "open", "mute"} <= set(toast["actions"][::2])
 
     rules_file = workspace.root / "data" / "notifications.md"
@@ -145,6 +149,10 @@ def test_tray_toast_feedback_and_chat_on_a_real_desktop(desktop, tmp_path):
     assert "notified 1" in tic("tick", env=env).stdout
     toast = server.wait_for_notifications(2, timeout=60)[-1]
     assert toast["summary"] == "WhatsApp from Marco"
+    assert re.match(
+        r"Marco wrote on WhatsApp [\w ]*at \d\d:\d\d: \u201cPicked up the kids, all good\u201d",
+        toast["body"],
+    )
     server.invoke(toast["id"], "default")
     wait_for(
         lambda: ipc.request(workspace, {"cmd": "status"})["window_visible"],

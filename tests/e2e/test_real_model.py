@@ -49,8 +49,12 @@ def test_ingest_tick_notification_reply_in_history(tmp_path: Path):
     assert note["source"] == "email" and note["refs"]["event_id"] == "gmail:1"
     replies = [r for r in rows if r["role"] == "assistant" and r["content"]]
     assert replies and replies[-1]["kind"] == "notification"
-    assert replies[-1]["completion_tokens"] > 0
+    # the embedded model is tiny: the reply is composed from the facts, no model call
+    assert replies[-1]["composed"] and replies[-1]["completion_tokens"] == 0
+    assert replies[-1]["content"].startswith("Tomas Herrera emailed you")
     assert not replies[-1]["fallback"]
+    shown = run_tic("history", home=home).stdout
+    assert "assistant (composed from the facts): Tomas Herrera emailed you" in shown
 
     again = run_tic("tick", home=home, allow_model=True)
     assert "checked 0 event(s)" in again.stdout

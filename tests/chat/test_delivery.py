@@ -1,0 +1,260 @@
+"""Delivering notifications: composed with no model call on a tiny model; a capable model's
+reply checked against the facts, and replaced by the composed one when it fails."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+
+from engine.bus import ReplyFinished, ReplyStarted, TickFinished
+from engine.chat.history import history_rows
+from engine.engine import Engine
+from engine.errors import ModelError
+from engine.llm.capability import Capability
+from engine.llm.scripted import ScriptedModel
+from engine.settings import Settings
+from engine.store.inbox import ingest
+from engine.store.models import Notification
+from engine.workspace import Workspace
+from tests.cli_helpers import run_tic
+from tests.factories import make_event, reply, tool
+
+NOW = datetime.fromisoformat("2026-11-08T09:00:00+00:00")  # Sunday, 10:00 in Berlin
+
+REVIEW = {
+    "id": "gcal:review",
+    "source": "calendar",
+    "event_type": "calendar.reminder",
+    "time": "2026-11-08T08:50:00+00:00",
+    "sender": None,
+    "subject": "Budget review",
+    "text": "",
+    "calendar": {
+        "start": "2026-11-08T14:00:00+00:00",
+        "end": "2026-11-08T15:00:00+00:00",
+        "location": "Room 2",
+        "organizer": {"name": "Ian Wright", "address": "ian@fabrikam.io"},
+    },
+    "refs": {},
+}
+COMPOSED_REVIEW = (
+    "Reminder: \u201cBudget review\u201d starts at 15:00 in Room 2 (organised by Ian Wright)."
+)
+
+
+@pytest.fixture(autouse=True)
+def _berlin(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TZ", "Europe/Berlin")
+
+
+def running_from(start: datetime) -> Callable[[], datetime]:
+    """A clock that reads ``start`` now and runs on as time passes (so retries fall due)."""
+    began = time.monotonic()
+    return lambda: start + timedelta(seconds=time.monotonic() - began)
+
+
+async def started(workspace: Workspace, capability: Capability, *script: Any) -> Engine:
+    model = ScriptedModel(script, capability=capability)
+    engine = Engine(workspace, Settings(), model, clock=running_from(NOW), retry_delays=(0.05, 0.1))
+    await engine.start(schedule=False)
+    return engine
+
+
+@pytest.fixture
+async def tiny(workspace: Workspace) -> AsyncIterator[Engine]:
+    engine = await started(workspace, "tiny")
+    yield engine
+    await engine.stop()
+
+
+async def notify(engine: Engine, **event: Any) -> Notification | None:
+    stored = make_event(**event)
+    ingest([stored])
+    return await engine.hub.notify(
+        {
+            "source": stored.source,
+            "event_type": stored.event_type,
+            "summary": "(the neutral summary)",
+            "event_time": stored.time.isoformat(),
+            "refs": {"event_id": stored.id},
+        },
+        reason="an event starts soon",
+    )
+
+
+def model_of(engine: Engine) -> ScriptedModel:
+    model = engine.loop.model.current  # type: ignore[attr-defined]
+    assert isinstance(model, ScriptedModel)
+    return model
+
+
+async def test_on_a_tiny_model_the_reply_is_composed_and_no_model_is_asked(tiny):
+    seen: list[Any] = []
+    tiny.bus.subscribe(seen.append)
+    await notify(tiny, **REVIEW)
+    assert await tiny.hub.drain(timeout=5)
+
+    assert model_of(tiny).calls == []
+    synthetic, answer = history_rows()
+    assert synthetic["is_synthetic"] and synthetic["tool_calls"][0]["name"] == "read_notification"
+    assert answer["content"] == COMPOSED_REVIEW
+    assert answer["composed"] is True and answer["kind"] == "notification"
+    assert answer["completion_tokens"] == 0 and not answer["fallback"]
+    assert answer["why"][0]["reason"] == "an event starts soon"
+    started_, finished = [e for e in seen if isinstance(e, ReplyStarted | ReplyFinished)]
+    assert started_.kind == "notification"
+    assert finished.composed is True and finished.text == COMPOSED_REVIEW
+    assert [n["source"] for n in finished.notifications] == ["calendar"]
+    assert Notification.get().state == "delivered"
+
+
+async def test_a_burst_on_a_tiny_model_is_one_composed_reply(tiny):
+    await notify(
+        tiny,
+        id="gmail:1",
+        sender={"name": "Tomas Herrera", "address": "tomas@herrera-lutz.es"},
+        subject="Q3 VAT return",
+        text="Please sign it.",
+        time="2026-11-08T08:30:00+00:00",
+    )
+    await notify(tiny, **REVIEW)
+    assert await tiny.hub.drain(timeout=5)
+    answer = history_rows()[-1]["content"]
+    assert answer.splitlines()[0] == "2 new: 1 email, 1 calendar change."
+    assert answer.splitlines()[2] == f"- {COMPOSED_REVIEW}"  # time-sensitive first
+    assert answer.splitlines()[3].startswith("- Tomas Herrera emailed you at 09:30")
+
+
+async def test_tic_history_says_a_reply_was_composed(workspace):
+    engine = await started(workspace, "tiny")
+    try:
+        await notify(engine, **REVIEW)
+        assert await engine.hub.drain(timeout=5)
+    finally:
+        await engine.stop()
+    shown = run_tic("history", home=workspace.root)
+    assert shown.returncode == 0, shown.stderr
+    (line,) = [x for x in shown.stdout.splitlines() if "Budget review" in x and "] assistant" in x]
+    assert "assistant (composed from the facts): Reminder:" in line
+    rows = [
+        json.loads(x)
+        for x in run_tic("history", "--json", home=workspace.root).stdout.split("\n")
+        if x
+    ]
+    assert rows[-1]["composed"] is True
+
+
+async def test_a_capable_models_invented_time_is_replaced_by_the_composed_reply(workspace, caplog):
+    engine = await started(
+        workspace, "capable", reply("Ian Wright's budget review starts at 17:30 in Room 2.")
+    )
+    seen: list[Any] = []
+    engine.bus.subscribe(seen.append)
+    try:
+        await notify(engine, **REVIEW)
+        assert await engine.hub.drain(timeout=5)
+    finally:
+        await engine.stop()
+    answer = history_rows()[-1]
+    assert answer["content"] == COMPOSED_REVIEW
+    assert answer["composed"] is True and answer["replaced"] == ["invented time 17:30"]
+    (finished,) = [e for e in seen if isinstance(e, ReplyFinished)]
+    assert finished.composed is True and finished.text == COMPOSED_REVIEW
+    (line,) = [r.getMessage() for r in caplog.records if r.name == "engine.chat.delivery"]
+    assert line == (
+        "the model's notification reply was replaced by the composed one: invented time 17:30"
+    )
+    shown = run_tic("history", home=workspace.root).stdout
+    assert "assistant (composed from the facts): Reminder:" in shown
+    assert "    replaced the model's reply: invented time 17:30" in shown
+
+
+async def test_a_capable_models_correct_reply_is_kept(workspace):
+    written = "Heads up: Ian Wright's budget review starts at 3pm today, in Room 2."
+    engine = await started(workspace, "capable", reply(written))
+    try:
+        await notify(engine, **REVIEW)
+        assert await engine.hub.drain(timeout=5)
+    finally:
+        await engine.stop()
+    answer = history_rows()[-1]
+    assert answer["content"] == written
+    assert answer["composed"] is False and answer["replaced"] == []
+    assert answer["completion_tokens"] > 0
+
+
+async def test_a_fact_from_the_turns_own_look_up_may_be_stated(workspace):
+    written = "Ian Wright's budget review is at 15:00 in Room 2; Anna Berg sent figures: 4200 EUR."
+    engine = await started(
+        workspace, "capable", tool("search_events", query="Budget figures"), reply(written)
+    )
+    ingest([make_event(id="gmail:old", subject="Budget figures", text="Total 4200 EUR")])
+    try:
+        await notify(engine, **REVIEW)
+        assert await engine.hub.drain(timeout=5)
+    finally:
+        await engine.stop()
+    assert history_rows()[-1]["content"] == written
+    # the turn saw the notification and its own tool call
+    last_call = model_of(engine).calls[-1]["messages"]
+    assert "read_notification" in last_call[-4]["content"]
+    assert "Total 4200 EUR" in last_call[-1]["content"]
+
+
+@pytest.mark.allow_log_warnings
+async def test_a_capable_model_that_keeps_failing_gets_the_composed_words(workspace):
+    def boom(messages: Any, schema: Any) -> str:
+        raise ModelError("model file is gone")
+
+    engine = await started(workspace, "capable")
+    model_of(engine).default = boom
+    try:
+        await notify(engine, **REVIEW)
+        assert await engine.hub.drain(timeout=10)
+    finally:
+        await engine.stop()
+    (answer,) = history_rows()
+    assert answer["content"] == COMPOSED_REVIEW
+    assert answer["fallback"] is True and answer["composed"] is True
+    assert Notification.get().attempts == 3
+
+
+async def test_a_tiny_models_delivery_never_waits_for_the_model(workspace, caplog):
+    """Even a model that would fail every call: the tiny path asks it nothing."""
+    caplog.set_level(logging.INFO)
+
+    def boom(messages: Any, schema: Any) -> str:
+        raise AssertionError("the model was called")
+
+    engine = await started(workspace, "tiny")
+    model_of(engine).default = boom
+    try:
+        await notify(engine, **REVIEW)
+        assert await engine.hub.drain(timeout=5)
+    finally:
+        await engine.stop()
+    assert history_rows()[-1]["content"] == COMPOSED_REVIEW
+
+
+async def test_on_a_tiny_model_the_reply_is_there_within_a_second_of_the_tick(tiny):
+    """The toast waits for no model: tick commit → ReplyFinished is about the 200 ms batch
+    window (``python -m bench.tick_to_toast`` measures it on the embedded model)."""
+    marks: dict[str, float] = {}
+
+    def on_bus(message: object) -> None:
+        if isinstance(message, TickFinished):
+            marks["committed"] = time.perf_counter()
+        elif isinstance(message, ReplyFinished):
+            marks["replied"] = time.perf_counter()
+
+    tiny.bus.subscribe(on_bus)
+    tiny.ingest([make_event(**REVIEW)])
+    result = await tiny.check_now(timeout=5)
+    assert result.notified == 1 and result.delivered
+    assert 0 < marks["replied"] - marks["committed"] < 1.0
