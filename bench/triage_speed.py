@@ -24,7 +24,7 @@ from engine.triage.rules.parse import parse_rules
 from engine.triage.summary import describe_event
 from engine.workspace import Workspace
 
-DEV = Path(__file__).resolve().parents[2] / "shared" / "triage-dev"
+DEV = Path(__file__).resolve().parents[1] / "tests" / "triage" / "dev"
 
 
 def load_groups() -> list[tuple[str, object, list]]:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "triage-dev"
+SHARED = ROOT / "tests" / "triage" / "dev"
 
 
 def run_tic(
