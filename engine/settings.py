@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -20,6 +21,8 @@ class Settings(BaseModel):
     max_event_attempts: int = Field(3, ge=1, le=20)
     model_path: str | None = None  # a GGUF file, or an OpenAI-compatible server's URL
     server_model: str = "default"  # the model name to ask a server for
+    model_capability: Literal["auto", "tiny", "capable"] = "auto"
+    """What the model may be trusted with; "auto" asks the model (its size, or a server)."""
     context_size: int = Field(8192, ge=512, le=131072)
     model_threads: int | None = Field(None, ge=1, le=256)
     max_tool_steps: int = Field(6, ge=1, le=20)

@@ -9,6 +9,9 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
 Role = Literal["system", "user", "assistant"]
+Capability = Literal["tiny", "capable"]
+"""What a model may be trusted with: a tiny one (the embedded 135M) writes no sentence shown
+as fact and applies no rule line code could not read; a capable one may."""
 JsonSchema = dict[str, Any]
 """A JSON schema (a JSON object: its values are arbitrary JSON)."""
 
@@ -48,6 +51,17 @@ class LanguageModel(ABC):
     llama.cpp), so structured decisions and tool actions always parse, even on tiny models."""
 
     name: str = "model"
+    capability_override: Capability | None = None
+    """Set from the ``model_capability`` setting when it is not "auto"."""
+
+    @property
+    def capability(self) -> Capability:
+        """The override if set, else what the backend knows of its model."""
+        return self.capability_override or self.detect_capability()
+
+    def detect_capability(self) -> Capability:
+        """A remote or unknown model is taken as capable; backends that can tell say so."""
+        return "capable"
 
     async def load(self) -> None:  # noqa: B027 - optional hook
         """Load weights ahead of the first call (for progress display). Optional."""

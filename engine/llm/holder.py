@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.llm.base import Completion, LanguageModel, Message, TokenCallback
+from engine.llm.base import Capability, Completion, LanguageModel, Message, TokenCallback
 
 
 class ModelHolder(LanguageModel):
@@ -20,6 +20,10 @@ class ModelHolder(LanguageModel):
         old, self.current = self.current, model
         self.name = model.name
         return old
+
+    @property
+    def capability(self) -> Capability:
+        return self.current.capability
 
     async def load(self) -> None:
         await self.current.load()

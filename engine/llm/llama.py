@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, cast
 
 from engine.errors import ModelError
 from engine.llm.base import (
+    Capability,
     Completion,
     JsonSchema,
     LanguageModel,
@@ -22,6 +23,7 @@ from engine.llm.base import (
     TokenCallback,
     threadsafe,
 )
+from engine.llm.gguf import from_size_label, parameter_count
 from engine.llm.guard import check_allowed
 
 if TYPE_CHECKING:
@@ -35,6 +37,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 GGUF_MAGIC = b"GGUF"
+CAPABLE_PARAMETERS = 1_000_000_000
+"""Below about a billion parameters a model is tiny: it is not trusted to judge rules."""
+TINY_FILE_BYTES = 1_200_000_000
+"""When the header tells nothing: a GGUF file smaller than this holds a tiny model."""
 
 
 def validate_model_file(path: Path) -> Path:
@@ -73,6 +79,24 @@ class LlamaCppModel(LanguageModel):
         self._llama: Llama | None = None
         self._load_lock = asyncio.Lock()
         self._cancel = threading.Event()
+        self._capability: Capability | None = None
+
+    def detect_capability(self) -> Capability:
+        """Tiny under about a billion parameters: from the loaded model's metadata, else the
+        file's header, else its size."""
+        if self._capability is None:
+            count: int | None = None
+            if self._llama is not None:
+                label = self._llama.metadata.get("general.size_label", "")
+                count = from_size_label(label) if label else None
+            if count is None:
+                count = parameter_count(self.path)
+            if count is None:
+                tiny = self.path.stat().st_size < TINY_FILE_BYTES
+            else:
+                tiny = count < CAPABLE_PARAMETERS
+            self._capability = "tiny" if tiny else "capable"
+        return self._capability
 
     def _load_sync(self) -> Llama:
         if self._llama is not None:

@@ -12,7 +12,14 @@ from typing import Any, TypedDict
 
 import jsonschema
 
-from engine.llm.base import Completion, JsonSchema, LanguageModel, Message, TokenCallback
+from engine.llm.base import (
+    Capability,
+    Completion,
+    JsonSchema,
+    LanguageModel,
+    Message,
+    TokenCallback,
+)
 
 Reply = str | dict[str, Any]
 """Reply text, or a JSON object that is sent as its text."""
@@ -33,11 +40,21 @@ class ScriptExhausted(AssertionError):
 class ScriptedModel(LanguageModel):
     name = "scripted"
 
-    def __init__(self, script: Iterable[ScriptEntry] = (), *, default: ScriptEntry | None = None):
+    def __init__(
+        self,
+        script: Iterable[ScriptEntry] = (),
+        *,
+        default: ScriptEntry | None = None,
+        capability: Capability = "capable",
+    ):
         self.script: list[ScriptEntry] = list(script)
         self.default = default
+        self.scripted_capability: Capability = capability
         self.calls: list[ScriptedCall] = []
         self.closed = False
+
+    def detect_capability(self) -> Capability:
+        return self.scripted_capability
 
     def add(self, *entries: ScriptEntry) -> None:
         self.script.extend(entries)

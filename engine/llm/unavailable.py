@@ -5,7 +5,14 @@ wording and are never dropped) until the user picks a working model."""
 from __future__ import annotations
 
 from engine.errors import ModelError
-from engine.llm.base import Completion, JsonSchema, LanguageModel, Message, TokenCallback
+from engine.llm.base import (
+    Capability,
+    Completion,
+    JsonSchema,
+    LanguageModel,
+    Message,
+    TokenCallback,
+)
 
 
 class UnavailableModel(LanguageModel):
@@ -13,6 +20,9 @@ class UnavailableModel(LanguageModel):
 
     def __init__(self, error: str):
         self.error = error
+
+    def detect_capability(self) -> Capability:
+        return "tiny"  # it cannot run: nothing is left to it
 
     async def load(self) -> None:
         raise ModelError(self.error)

@@ -1,39 +1,82 @@
 """Compiling rule lines of ``data/notifications.md`` into conditions code can apply.
 
-A rule's words are read against a vocabulary: sources (email, WhatsApp, calendar), who
-(names, quoted names, organisations, domains, addresses, categories such as newsletters or
-automated tools), where (a named group, group vs direct), @-mentions, subject phrases and
-topics, calendar conditions (added today, starts within, recurring, cancelled, moved, in
-person vs video) and time windows (hours, weekdays, weekends). "Only ... if ...", "... unless
-...", "nothing except ..." rules become a scope and a condition. A rule whose words yield no
-condition is left to the model (``understood`` False).
+A rule's words are read against a vocabulary, in six languages: kinds of events (receipts,
+billing problems, security alerts …) and of senders (automated tools, a person, clients),
+sources (email, WhatsApp, calendar), who (names, quoted names, organisations, domains,
+addresses), where (a named group, group vs direct), @-mentions, subject phrases and topics,
+calendar conditions (added today, starts within, recurring, cancelled, moved, in person vs
+video) and time windows (hours, weekdays, weekends).
+
+Three shapes of line:
+
+* Always / Never lines (by their heading, or saying so themselves: "— never notify"): the
+  kinds, people and places they name, minus what they exclude ("… but not …", "Do not use
+  for …", "X are not in this category"). A catch-all ("anything that fits no other
+  category") applies only when no other line does (``policy``).
+* Conditional lines: "only … if …", "… unless …", "nothing except …", "— notify only if …;
+  otherwise don't", "— notify; for anything later — never": a scope and a condition.
+* Anything else under a custom heading: notify or drop what it names.
+
+A line whose words yield no condition is kept, flagged with the reason (``understood``
+False, ``problem``): only a capable model may apply it.
 
 Each clause is read by ``extract.parse_fragment`` (one small extractor per aspect) into a
-``match.Match``; this module splits a rule into its clauses and time window.
+``match.Match``; ``clauses`` takes a line apart and ``decision`` reads its own decision.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field, replace
+import unicodedata
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, time
 from functools import lru_cache
 from typing import Literal
 
 from engine.events import Event
-from engine.triage.rules.extract import QUOTED, parse_fragment
+from engine.triage.classifier import GENERIC, Classification, fold, words
+from engine.triage.rules.clauses import Parts, sentences, take_apart
+from engine.triage.rules.decision import Decision, read_decision
+from engine.triage.rules.extract import QUOTED, _who_segments, combine, parse_fragment, sources
 from engine.triage.rules.match import Match, Window
+from engine.triage.rules.names import VOCAB, is_german
 from engine.triage.rules.parse import ALWAYS, CUSTOM, NEVER, Rule, Section, parse_rules
-from engine.triage.rules.vocab import DAY_NAMES
+from engine.triage.rules.vocab import DAY_ALIASES, STOP
 
-CLOCK = r"(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?"
-WINDOW = re.compile(rf"\b(?:between|from)\s+{CLOCK}\s*(?:and|to|until|till|-|–)\s*{CLOCK}", re.I)
-AFTER = re.compile(rf"\bafter\s+{CLOCK}(?!\s*(?:minutes|hours|days))", re.I)
-BEFORE = re.compile(rf"\bbefore\s+{CLOCK}(?!\s*(?:minutes|hours|days))", re.I)
-NIGHT = re.compile(r"\b(at night|overnight|during the night|at nighttime)\b", re.I)
-WEEKEND = re.compile(r"\b(?:on\s+)?(?:the\s+)?weekends?\b", re.I)
-WEEKDAYS = re.compile(r"\b(?:on\s+)?(?:weekdays|work ?days|working days)\b", re.I)
+CLOCK = r"(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.|h|uhr)?"
+_AND = r"(?:and|to|until|till|y|a|und|bis|et|e|alle|-|–)"
+_ART = r"(?:las\s+|les\s+|le\s+|den\s+|as\s+|os\s+|l')?"
+WINDOW = re.compile(
+    rf"\b(?:between|from|entre|zwischen|von|de|dalle|tra|dalle ore)\s+{_ART}{CLOCK}\s*{_AND}\s*"
+    rf"{_ART}{CLOCK}",
+    re.I,
+)
+AFTER = re.compile(
+    rf"\b(?:after|despues de|nach|apres|depois d[ae]s?|dopo)\s+{_ART}{CLOCK}"
+    r"(?!\s*(?:minutes|hours|days|minutos|horas|stunden|heures|ore))",
+    re.I,
+)
+BEFORE = re.compile(
+    rf"\b(?:before|antes de|vor|avant|antes d[ae]s?|prima d[ei]l?l?e?)\s+{_ART}{CLOCK}"
+    r"(?!\s*(?:minutes|hours|days|minutos|horas|stunden|heures|ore))",
+    re.I,
+)
+NIGHT = re.compile(
+    r"\b(at night|overnight|during the night|at nighttime|por la noche|de noche|nachts|"
+    r"la nuit|de nuit|a noite|de madrugada|di notte)\b",
+    re.I,
+)
+WEEKEND = re.compile(
+    r"\b(?:on\s+)?(?:the\s+)?(?:weekends?|fines? de semana|wochenenden?|week-ends?|"
+    r"fins? de semana|fine settimana)\b",
+    re.I,
+)
+WEEKDAYS = re.compile(
+    r"\b(?:on\s+)?(?:weekdays|work ?days|working days|dias laborables|entre semana|werktags|"
+    r"wochentags|en semaine|jours ouvres|dias uteis|giorni feriali)\b",
+    re.I,
+)
 
 SECTIONS = (ALWAYS, NEVER, CUSTOM)
 
@@ -48,35 +91,51 @@ def _clock(hour: str, minute: str | None, suffix: str | None) -> time:
     return time(h % 24, min(m, 59))
 
 
+def _cut(text: str, pattern: re.Pattern[str]) -> tuple[str, re.Match[str] | None]:
+    """Remove every match of ``pattern`` (which reads the text without accents) from the
+    text as written; also returns the first match."""
+    first = None
+    while True:
+        m = pattern.search(fold_keep(text))
+        if not m:
+            return text, first
+        first = first or m
+        text = text[: m.start()] + " " + text[m.end() :]
+
+
 def find_window(text: str) -> tuple[str, Window | None]:
     """Take a time window out of ``text``: hours, night, weekends, weekdays, named days."""
     days: frozenset[int] | None = None
-    if WEEKEND.search(text):
-        days, text = frozenset({5, 6}), WEEKEND.sub(" ", text)
-    elif WEEKDAYS.search(text):
-        days, text = frozenset(range(5)), WEEKDAYS.sub(" ", text)
+    text, weekend = _cut(text, WEEKEND)
+    if weekend:
+        days = frozenset({5, 6})
     else:
+        text, weekdays = _cut(text, WEEKDAYS)
+        if weekdays:
+            days = frozenset(range(5))
+    if days is None:
         unquoted = QUOTED.sub(" ", text)
-        day = rf"(?:{'|'.join(DAY_NAMES)})"
-        named = re.findall(rf"\bon\s+({day})s?\b|\b({day})s\b", unquoted, re.I)
+        day = rf"(?:{'|'.join(DAY_ALIASES)})"
+        prep = r"(?:on|el|los|am|le|les|no|nos|il)"
+        named = re.findall(rf"\b{prep}\s+({day})s?\b|\b({day})s\b", fold(unquoted))
         if named and not re.search(r"\b(start|starts|starting)\b", text, re.I):
-            days = frozenset(DAY_NAMES.index((a or b).lower()) for a, b in named)
-            text = re.sub(rf"\bon\s+{day}s?\b|\b{day}s\b", " ", text, flags=re.I)
+            days = frozenset(DAY_ALIASES[(a or b).lower()] for a, b in named)
+            text, _ = _cut(text, re.compile(rf"\b{prep}\s+{day}s?\b|\b{day}s\b", re.I))
     text = re.sub(r"\(\s*(?:and|,|\s)*\)", " ", text)
     start = end = None
-    m = WINDOW.search(text)
-    if m:
+    plain = fold_keep(text)
+    if m := WINDOW.search(plain):
         start, end = _clock(*m.group(1, 2, 3)), _clock(*m.group(4, 5, 6))
         text = text[: m.start()] + " " + text[m.end() :]
-    elif (m := AFTER.search(text)) and not re.search(r"\bstart", text[: m.start()], re.I):
+    elif (m := AFTER.search(plain)) and not re.search(r"\bstart", plain[: m.start()], re.I):
         start, end = _clock(*m.group(1, 2, 3)), time(0, 0)
         text = text[: m.start()] + " " + text[m.end() :]
-    elif (m := BEFORE.search(text)) and not re.search(r"\bstart", text[: m.start()], re.I):
+    elif (m := BEFORE.search(plain)) and not re.search(r"\bstart", plain[: m.start()], re.I):
         start, end = time(0, 0), _clock(*m.group(1, 2, 3))
         text = text[: m.start()] + " " + text[m.end() :]
-    elif NIGHT.search(text):
+    elif NIGHT.search(plain):
         start, end = time(22, 0), time(7, 0)
-        text = NIGHT.sub(" ", text)
+        text, _ = _cut(text, NIGHT)
     if start is None and days is None:
         return text, None
     if start is None or end is None:
@@ -86,9 +145,32 @@ def find_window(text: str) -> tuple[str, Window | None]:
     return text, Window(start, end, days if days is not None else frozenset(range(7)))
 
 
+def fold_keep(text: str) -> str:
+    """Accents off, case and length kept, so the window patterns (written without accents)
+    match "después", "à", "às" at the places they are written."""
+    return "".join(c if len(f := unicodedata.normalize("NFKD", c)) == 1 else f[0] for c in text)
+
+
 Action = Literal["notify", "drop", "only"]
 """What a rule does to an event in its scope: notify, drop, or "only" (notify iff its
 condition holds and nothing it excludes does)."""
+
+CONDITION_FIELDS = (
+    "starts_within",
+    "added_today",
+    "within",
+    "asks",
+    "urgent",
+    "direct",
+    "mentions_me",
+    "addressed",
+    "min_people",
+    "max_people",
+    "in_person",
+    "video",
+)
+"""What narrows a line's events rather than naming them: split off as the condition of
+"… — notify; for anything later — never"."""
 
 
 @dataclass(frozen=True)
@@ -100,22 +182,52 @@ class CompiledRule:
     negated: Match = field(default_factory=Match)
     window: Window | None = None
     understood: bool = True
+    exclusions: tuple[Match, ...] = ()
+    catch_all: bool = False
+    exception_notifies: bool = False
+    problem: str | None = None
+    label: str = ""
 
-    def applies(self, e: Event, now: datetime) -> bool:
-        if self.window is not None and not self.window.contains(now.astimezone(e.time.tzinfo)):
+    def in_window(self, e: Event, now: datetime) -> bool:
+        return self.window is None or self.window.contains(now)
+
+    def applies(self, e: Event, now: datetime, kinds: Classification) -> bool:
+        """The event is one the line is about (in its window, in scope, not excluded)."""
+        if not self.in_window(e, now) or not self.scope.matches(e, now, kinds):
             return False
-        return self.scope.matches(e, now)
+        return not self.excluded(e, now, kinds)
 
-    def verdict(self, e: Event, now: datetime) -> bool:
+    def excluded(self, e: Event, now: datetime, kinds: Classification) -> bool:
+        return any(x.matches(e, now, kinds) for x in self.exclusions)
+
+    def exception(self, e: Event, now: datetime, kinds: Classification) -> bool:
+        """A Never line says to notify what it excludes ("…; if someone mentions me, tell
+        me"), and this event is one of those."""
+        return (
+            self.exception_notifies
+            and self.in_window(e, now)
+            and self.scope.matches(e, now, kinds)
+            and self.excluded(e, now, kinds)
+        )
+
+    def verdict(self, e: Event, now: datetime, kinds: Classification) -> bool:
         """For a rule that applies: notify (True) or drop (False)."""
         if self.action == "notify":
             return True
         if self.action == "drop":
             return False
-        ok = self.condition.empty or self.condition.matches(e, now)
-        if not self.negated.empty and self.negated.matches(e, now):
+        ok = self.condition.empty or self.condition.matches(e, now, kinds)
+        if not self.negated.empty and self.negated.matches(e, now, kinds):
             ok = False
         return ok
+
+    @property
+    def generic(self) -> bool:
+        """Only says a system sent it ("automated alerts"): such a line does not swallow an
+        event another line names by a more specific kind."""
+        scope = self.scope
+        named = scope.kinds | scope.sender_kinds
+        return bool(named) and named <= GENERIC and not scope.has_identity()
 
 
 _NEGATIVE = re.compile(r"\b(never|don'?t|do not|stop|mute|ignore|skip|silence|no)\b", re.I)
@@ -138,8 +250,8 @@ def _drop_verbs(text: str) -> str:
 def _condition(text: str) -> tuple[Match, Match]:
     """A condition clause and what it excludes: "in person, not video calls"; extra
     sentences that ignore something ("Ignore video calls.") are exclusions too."""
-    sentences = [s for s in re.split(r"(?<=[.;!])\s+", text.strip()) if s.strip()]
-    first, rest = (sentences[0], sentences[1:]) if sentences else ("", [])
+    parts = sentences(text.strip())
+    first, rest = (parts[0], parts[1:]) if parts else ("", [])
     negated = Match()
     neg = re.search(
         r"(?:,\s*|\s+|\()(?:but\s+)?not\s+(?:from\s+|for\s+|when\s+|about\s+)?"
@@ -150,12 +262,13 @@ def _condition(text: str) -> tuple[Match, Match]:
     if neg:
         negated = parse_fragment(neg.group(1))
         first = first[: neg.start()]
+    found = _alternatives(first, Style.of(text), Match())
     for sentence in rest:
         if re.match(r"^\s*(ignore|skip|not|never|no|don'?t|exclude)\b", sentence, re.I):
             extra = parse_fragment(re.sub(r"^\s*\w+'?\w*\s+", "", sentence))
             if negated.empty:
                 negated = extra
-    return parse_fragment(first), negated
+    return found or parse_fragment(first), negated
 
 
 def _split_restrictive(text: str) -> tuple[str, str, bool] | None:
@@ -197,21 +310,257 @@ _RESTATED_DEFAULT = re.compile(
 )
 
 
+NAMED_ROLES = re.compile(
+    r"\b(?:my|mi|mis|meine[nmr]?|mon|ma|mes|meu|minha|mio|mia|our|nuestro|nuestra|unser[e]?)\s+"
+    r"(boss|manager|accountant|lawyer|attorney|landlord|landlady|doctor|dentist|agent|teacher|"
+    r"jefe|jefa|gestor|gestora|abogad[oa]|casero|casera|medic[oa]|pediatra|profesor[a]?|chef|"
+    r"chefin|vorgesetzte[rn]?|steuerberater(?:in)?|anwalt|anwaltin|vermieter(?:in)?|arzt|"
+    r"arztin|patron|patronne|comptable|avocat[e]?|proprietaire|medecin|chefe|contador[a]?|"
+    r"advogad[oa]|senhori[oa]|capo|commercialista|avvocat[oa]|padron[ea]|dottore|dottoressa)\b",
+    re.I,
+)
+PLACE = re.compile(
+    r"\b(?:outside|away from|not at|fuera de|ausserhalb|en dehors d[eu]|hors d[eu]|fora d[aoe]|"
+    r"fuori d[aei])\s+(?:the\s+|la\s+|el\s+|der\s+|dem\s+|le\s+|a\s+|o\s+|il\s+)?(\w+)",
+    re.I,
+)
+
+
+def _problem(rule_text: str, scope: Match, *conditions: Match) -> str | None:
+    """Why a line cannot be applied as written, or None."""
+    low = fold(rule_text)
+    place = PLACE.search(low)
+    if place:
+        return (
+            f"where is \u201c{place.group(1)}\u201d? I can only tell in-person events from video "
+            "calls; name the address or say \u201cin person\u201d"
+        )
+    role = NAMED_ROLES.search(low)
+    identity = scope.has_identity() or any(c.has_identity() for c in conditions)
+    if role and not identity:
+        return f"who is \u201cmy {role.group(1)}\u201d? Add their name or e-mail address"
+    if not scope.says_something and not any(c.says_something for c in conditions):
+        return "I can't tell which events this line is about"
+    return None
+
+
+@dataclass(frozen=True)
+class Style:
+    """What the whole line shows and a clause alone may not: German (every noun
+    capitalised) or all lower case (names too)."""
+
+    german: bool = False
+    casual: bool = False
+
+    @classmethod
+    def of(cls, text: str) -> Style:
+        return cls(is_german(text), text == text.lower())
+
+
+SEPARATOR = re.compile(r",?\s+(?:and|or|y|o|e|und|oder|et|ou|ni|nor|noch|nem)\s+|,\s+", re.I)
+
+
+def _top_level(text: str) -> list[str]:
+    """Split on list separators outside parentheses and quotes."""
+    pieces, depth, start = [], 0, 0
+    masked = []
+    for ch in text:
+        depth += ch in "(«“"
+        depth -= ch in ")»”" and depth > 0
+        masked.append("_" if depth and ch not in "(«“" else ch)
+    flat = "".join(masked)
+    for m in SEPARATOR.finditer(flat):
+        pieces.append(text[start : m.start()])
+        start = m.end()
+    pieces.append(text[start:])
+    return [p for p in (q.strip() for q in pieces) if p]
+
+
+def _who_only(piece: str, found: Match) -> bool:
+    """ "messages from Nina": it names who, and nothing else but generic words."""
+    if not found.has_who() or found.kinds or found.topics:
+        return False
+    rest = re.sub(r"\([^()]*\)", " ", _take_who(piece))
+    return not [w for w in words(rest) if w not in STOP and w not in VOCAB and len(w) > 2]
+
+
+def _take_who(piece: str) -> str:
+    cut = re.split(r"\b(?:from|de|von|vom|du|des|do|da|di|del|by)\b", piece, maxsplit=1, flags=re.I)
+    return cut[0]
+
+
+def _alternatives(text: str, style: Style, context: Match) -> Match | None:
+    """A list whose items name different things and different senders: "flight changes and
+    messages from Nina", "vulnerability reports from a person, and security advisories".
+    A "from …" at the end of a list is said of every item ("builds and comments from
+    GitHub"), so it does not split it."""
+    pieces = _top_level(text)
+    if len(pieces) < 2:
+        return None
+    read = [
+        parse_fragment(p, german=style.german, casual=style.casual, context=context) for p in pieces
+    ]
+    groups: list[list[str]] = [[pieces[0]]]
+    has_kinds, has_who = [bool(read[0].kinds)], [read[0].has_who()]
+    for i in range(1, len(pieces)):
+        prev, cur = read[i - 1], read[i]
+        # a sender said of an earlier item is not said of a later item naming its own kinds
+        new = prev.has_who() and bool(cur.kinds) and not _trailing_who_covers(read, i)
+        # "messages from Nina" after items naming kinds with no sender: an alternative
+        new = new or (_who_only(pieces[i], cur) and has_kinds[-1] and not has_who[-1])
+        if new:
+            groups.append([pieces[i]])
+            has_kinds.append(bool(cur.kinds))
+            has_who.append(cur.has_who())
+        else:
+            groups[-1].append(pieces[i])
+            has_kinds[-1] = has_kinds[-1] or bool(cur.kinds)
+            has_who[-1] = has_who[-1] or cur.has_who()
+    if len(groups) < 2:
+        return None
+    options = tuple(
+        parse_fragment(", ".join(g), german=style.german, casual=style.casual, context=context)
+        for g in groups
+    )
+    if not all(o.says_something for o in options):
+        return None
+    return Match(any_of=options)
+
+
+def _trailing_who_covers(read: list[Match], i: int) -> bool:
+    """Items before ``i`` that name only identities ("LinkedIn, Instagram, Behance and
+    other social networks") are examples of a kind, not a separate sender to split on."""
+    return all(not m.kinds and m.has_identity() and not m.sources for m in read[:i])
+
+
+def _read(label: str, body: str, style: Style) -> Match:
+    """The conditions of a line's body, with what its label adds: the kinds it names when
+    the body names none (then the body's names outside a "from …" are its examples), its
+    sources, quoted chats and addresses. A label's other capitals are its title."""
+    named = parse_fragment(label, german=style.german, casual=style.casual) if label else Match()
+    context = Match(kinds=named.kinds)
+    found = Match()
+    if body.strip():
+        found = _alternatives(body, style, context) or parse_fragment(
+            body, german=style.german, casual=style.casual, context=context
+        )
+    if not label:
+        return found
+    if not found.kinds and named.kinds and found.names and not found.any_of:
+        who = {n for seg in _who_segments(body) for n in found.names if fold(n) in fold(seg)}
+        found = replace(
+            found,
+            names=tuple(n for n in found.names if n in who),
+            examples=found.examples + tuple(n for n in found.names if n not in who),
+        )
+    extra = Match(
+        kinds=frozenset() if found.kinds or found.any_of else named.kinds,
+        sender_kinds=named.sender_kinds,
+        automated=named.automated,
+        direct=named.direct,
+        sources=sources(fold(label))[0].sources,
+        chats=named.chats,
+        domains=named.domains,
+        addresses=named.addresses,
+    )
+    return combine(found, extra)
+
+
+def _exclusions(parts: Parts, style: Style) -> tuple[Match, ...]:
+    out: list[Match] = []
+    for text in parts.exclusions:
+        found = _alternatives(text, style, Match()) or parse_fragment(
+            text, german=style.german, casual=style.casual
+        )
+        options = found.any_of or (found,)
+        out += [m for m in options if m.says_something and not m.anything]
+    return tuple(out)
+
+
+def _section_rule(rule: Rule, text: str, section: Section) -> CompiledRule:
+    style = Style.of(rule.text)
+    parts = take_apart(text, section_rule=True)
+    rest, window = find_window(parts.body)
+    scope = _read(parts.label, rest, style)
+    if parts.catch_all:
+        scope = replace(scope, anything=True)
+    action: Action = "drop" if section == NEVER else "notify"
+    problem = None if parts.catch_all else _problem(rule.text, scope)
+    return CompiledRule(
+        rule,
+        scope,
+        action,
+        window=window,
+        understood=problem is None,
+        exclusions=_exclusions(parts, style),
+        catch_all=parts.catch_all,
+        exception_notifies=parts.exception_notifies and section == NEVER,
+        problem=problem,
+        label=parts.label,
+    )
+
+
+def _split_conditions(full: Match) -> tuple[Match, Match]:
+    """(what the line names, what narrows it): "meetings starting in the next 24 hours"
+    → (meetings, starting in the next 24 hours)."""
+    narrowing = {f: getattr(full, f) for f in CONDITION_FIELDS}
+    defaults = {f.name: f.default for f in fields(Match) if f.name in CONDITION_FIELDS}
+    condition = replace(Match(), **narrowing)
+    return replace(full, **defaults), condition
+
+
+def _conditional_rule(rule: Rule, text: str, decision: Decision) -> CompiledRule:
+    style = Style.of(rule.text)
+    parts = take_apart(text, section_rule=True)
+    rest, window = find_window(parts.body)
+    full = _read(parts.label, rest, style)
+    negated = Match()
+    if decision.condition:
+        condition, negated = _condition(decision.condition)
+        scope = full
+    else:
+        scope, condition = _split_conditions(full)
+    if parts.catch_all or not scope.says_something:
+        scope = replace(scope, anything=True)
+    problem = _problem(rule.text, scope, condition)
+    if condition.empty and negated.empty:
+        problem = problem or "it says when to notify but I can't read the condition"
+    return CompiledRule(
+        rule,
+        scope,
+        "only",
+        condition,
+        negated,
+        window,
+        understood=problem is None,
+        exclusions=_exclusions(parts, style),
+        catch_all=parts.catch_all,
+        problem=problem,
+        label=parts.label,
+    )
+
+
 def compile_rule(rule: Rule) -> CompiledRule:
-    section = rule.section
     # "...; other group messages are fine to skip" restates what not matching means
     text = _RESTATED_DEFAULT.sub("", rule.text).strip() or rule.text
-    if section in (NEVER, ALWAYS):
-        rest, window = find_window(text)
-        scope = parse_fragment(_drop_verbs(rest))
-        action: Action = "drop" if section == NEVER else "notify"
-        return CompiledRule(rule, scope, action, window=window, understood=scope.says_something)
+    body, decision = read_decision(text)
+    if decision is not None and decision.conditional:
+        return _conditional_rule(rule, body, decision)
+    if rule.section in (NEVER, ALWAYS):
+        return _section_rule(rule, body, rule.section)
+    return _custom_rule(rule, text)
+
+
+def _custom_rule(rule: Rule, text: str) -> CompiledRule:
     split = _split_restrictive(text)
     if split is None:
         rest, window = find_window(text)
-        action = "drop" if _NEGATIVE.search(rest) else "notify"
+        action: Action = "drop" if _NEGATIVE.search(rest) else "notify"
         scope = parse_fragment(_drop_verbs(re.sub(_NEGATIVE, " ", rest)))
-        return CompiledRule(rule, scope, action, window=window, understood=scope.says_something)
+        problem = _problem(rule.text, scope)
+        return CompiledRule(
+            rule, scope, action, window=window, understood=problem is None, problem=problem
+        )
     scope_text, cond_text, exclusion = split
     scope_text, window = find_window(scope_text)
     cond_text, cond_window = find_window(cond_text)
@@ -223,8 +572,19 @@ def compile_rule(rule: Rule) -> CompiledRule:
         condition, negated = Match(), condition
     if not scope.says_something:
         scope = Match(anything=True)
-    understood = condition.says_something or negated.says_something
-    return CompiledRule(rule, scope, "only", condition, negated, window, understood)
+    problem = _problem(rule.text, scope, condition, negated)
+    if problem is None and not (condition.says_something or negated.says_something):
+        problem = "I can't read the condition of this line"
+    return CompiledRule(
+        rule,
+        scope,
+        "only",
+        condition,
+        negated,
+        window,
+        understood=problem is None,
+        problem=problem,
+    )
 
 
 @lru_cache(maxsize=512)

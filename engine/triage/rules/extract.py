@@ -1,13 +1,16 @@
 """Reading one clause of a rule into a ``Match``, one small extractor per aspect.
 
 An extractor takes the text still to read and returns what it found and the text it leaves
-for the next. ``parse_fragment`` runs them in three passes:
+for the next. ``parse_fragment`` runs them in four passes:
 
 1. literals are taken out: quoted phrases, addresses, domains, asides in parentheses (the
-   asides are read last, once it is known what else the clause names);
-2. keywords are read from what is left, folded to lower case. They take nothing out: "Zoom"
+   asides are read last, once it is known what else the clause names), and a relative
+   clause saying what people want ("patients who want to cancel …": a topic);
+2. kind phrases are taken out: what the events are (receipts, billing problems) and who
+   sends them (automated tools, clients), in six languages (``kindwords``);
+3. keywords are read from what is left, folded to lower case. They take nothing out: "Zoom"
    is a kind of call and may also be read as a name later;
-3. phrases are taken out in turn: a subject in capitals, a named chat, topics, names.
+4. phrases are taken out in turn: a subject in capitals, a named chat, topics, names.
 
 Last, ``settle`` adds what the conditions imply (a named chat is on WhatsApp, a calendar
 condition is about the calendar) and drops duplicates.
@@ -22,9 +25,11 @@ from datetime import timedelta
 from typing import Any
 
 from engine.triage.classifier import fold, words
+from engine.triage.classifier.text import fold_with_map, language
+from engine.triage.rules.kindwords import KIND_WORDS, is_kind_word
 from engine.triage.rules.match import Match
-from engine.triage.rules.names import VOCAB, example_list, name_list
-from engine.triage.rules.vocab import CATEGORY_WORDS, NUMBER_WORDS, ROLE_WORDS, SOURCE_WORDS, STOP
+from engine.triage.rules.names import VOCAB, example_list, is_german, name_list
+from engine.triage.rules.vocab import FAMILY_ROLES, NUMBER_WORDS, ROLE_WORDS, SOURCE_WORDS, STOP
 
 Extracted = tuple[Match, str]
 """(the conditions an extractor found, the text it leaves for the next)"""
@@ -35,18 +40,127 @@ QUOTED = re.compile(r"[\"“”„«»]([^\"“”„«»]{1,80})[\"“”„«�
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 DOMAIN = re.compile(r"(?<![\w.@-])@?((?:[a-z0-9][a-z0-9-]*\.)+[a-z]{2,})(?![\w-])", re.I)
 PARENS = re.compile(r"\(([^()]*)\)")
+UNITS = (
+    r"(minutes?|mins?|hours?|hrs?|h|days?|weeks?|minutos?|horas?|dias?|semanas?|minuten|"
+    r"stunden?|tagen?|tage|wochen?|heures?|jours?|semaines?|minuti|ore|giorni|settimane?)"
+)
 DURATION = re.compile(
-    r"\b(?:in|within|during)\s+(?:the\s+)?(?:next\s+)?(?:less than\s+|under\s+)?"
-    r"(\d+|an?|one|two|three|four|five|six|seven|twelve)\s*"
-    r"(minutes?|mins?|hours?|hrs?|h|days?|weeks?)\b",
+    r"\b(?:in|within|during|en|dentro de|innerhalb(?: von)?|dans|nas?|em|nelle|entro|nei|"
+    r"in den)\s+(?:the\s+|las\s+|los\s+|les\s+|as\s+|os\s+|le\s+)?"
+    r"(?:next\s+|proximas\s+|proximos\s+|nachsten\s+|prochaines\s+|prochains\s+|"
+    r"prossime\s+|prossimi\s+)?(?:less than\s+|under\s+|menos de\s+|weniger als\s+|"
+    r"moins de\s+|meno di\s+)?"
+    r"(\d+|an?|one|two|three|four|five|six|seven|twelve|una?|zwei|drei|deux|trois|dos|tres|"
+    r"due|tre)\s*" + UNITS + r"\b",
     re.I,
 )
 ABOUT = re.compile(
-    r"\b(?:about|regarding|concerning|related to|on the topic of)\s+(.+?)"
+    r"\b(?:(?:about(?!\s+to\b)|regarding|concerning|related to|on the topic of|acerca de|"
+    r"sobre|uber|betreffend|concernant|a respeito de|riguardo a?)\s+|"
+    r"(?:a propos|au sujet) d(?:'|e\s+|u\s+|es\s+))(.+?)"
     r"(?=$|[.;:!?]|\bonly\b|\bif\b|\bwhen\b|\bunless\b|\bfrom\b|\bnot\b|,\s*"
     r"(?:always|never|tell|notify|whoever|even))",
     re.I,
 )
+SENDER_PREP = re.compile(
+    r"(?:^|\s)(?:from|by|at|on|de|del|de la|de los|de las|von|vom|von der|der|dem|du|des|"
+    r"de l'|d'|do|da|dos|das|di|dal|dalla|della|dello|dai|degli|bei)\s+(?=\S)",
+    re.I,
+)
+OTHER_ALIKE = re.compile(
+    r"\b(?:or|and|y|u|o|e|und|oder|et|ou)\s+(?:any\s+|all\s+)?(?:other|otros?|otras?|andere[n]?|"
+    r"autres?|outros?|outras?|altri|altre)\b|\betc\b|\band the like\b|\by similares\b|"
+    r"\bund [äa]hnliche\b|\bet similaires\b",
+    re.I,
+)
+BARE_WHO = {
+    "apps",
+    "app",
+    "tools",
+    "tool",
+    "services",
+    "software",
+    "platforms",
+    "platform",
+    "systems",
+    "system",
+    "machines",
+    "machine",
+    "servicios",
+    "aplicaciones",
+    "plataformas",
+    "plataforma",
+    "sistemas",
+    "sistema",
+    "diensten",
+    "dienste",
+    "anwendungen",
+    "systeme",
+    "applications",
+    "systemes",
+    "aplicativos",
+    "servicos",
+    "servizi",
+    "applicazioni",
+    "sistemi",
+    "piattaforme",
+}
+CONNECTORS = {
+    "other",
+    "any",
+    "automated",
+    "automatic",
+    "the",
+    "from",
+    "and",
+    "or",
+    "by",
+    "of",
+    "de",
+    "del",
+    "des",
+    "du",
+    "do",
+    "da",
+    "di",
+    "von",
+    "vom",
+    "y",
+    "e",
+    "und",
+    "et",
+    "ou",
+    "o",
+    "les",
+    "los",
+    "las",
+    "a",
+    "an",
+    "all",
+    "my",
+    "mis",
+    "meine",
+    "mes",
+    "meus",
+    "miei",
+    "some",
+    "various",
+    "otros",
+    "otras",
+    "andere",
+    "anderen",
+    "autres",
+    "outros",
+    "altri",
+    "la",
+    "le",
+    "el",
+    "der",
+    "die",
+    "das",
+    "den",
+    "dem",
+}
 
 
 def combine(found: Match, more: Match) -> Match:
@@ -93,19 +207,32 @@ def quoted(text: str) -> Extracted:
         q = q1 or q2
         at = low.find(fold(q))
         after, before = low[at + len(q) :][:40], low[:at][-30:]
-        if re.search(r"\b(subject|title)\b", after + " " + before):
+        near = f"{after} {before}"
+        if re.search(r"\b(subject|title|asunto|betreff|objet|assunto|oggetto)\b", near):
             subject_phrases.append(q)
-        elif re.search(r"\b(group|chat|channel)\b", after[:25] + " " + before[-12:]):
+        elif re.search(
+            r"\b(group|chat|channel|grupo|gruppe|groupe|gruppo)\b",
+            after[:25] + " " + before[-12:],
+        ):
             chats.append(q)
         else:
             names.append(q)
-    found = Match(names=tuple(names), chats=tuple(chats), subject_phrases=tuple(subject_phrases))
+    found = Match(
+        names=tuple(n.strip() for n in names),
+        chats=tuple(c.strip() for c in chats),
+        subject_phrases=tuple(p.strip() for p in subject_phrases),
+    )
     return found, QUOTED.sub(_addresses_in_quotes, text)
 
 
 def _addresses_in_quotes(quote: re.Match[str]) -> str:
     inside = EMAIL.findall(quote.group(0))
     return f" {' '.join(inside)} " if inside else " "
+
+
+def recipients(text: str) -> Extracted:
+    """ "reports to security@example.org": where mail is sent, which events do not say."""
+    return Match(), re.sub(r"\b(?:to|an|a|à|para)\s+[\w.+-]+@[\w-]+(?:\.[\w-]+)+", " ", text)
 
 
 def addresses(text: str) -> Extracted:
@@ -125,45 +252,195 @@ def asides(text: str) -> tuple[tuple[str, ...], str]:
     return tuple(PARENS.findall(text)), PARENS.sub(" ", text)
 
 
-# 2. keywords (read from folded text, which they leave as it is) -----------------------------
+RELATIVE = re.compile(
+    r"\b(?:who|that|which|que|die|qui|che)\s+(?:want|wants|wish|wishes|need|needs|quieren|"
+    r"quiere|necesitan|desean|wollen|mochten|mochte|veulent|veut|souhaitent|querem|quer|"
+    r"precisam|desejam|vogliono|vuole|desiderano)\s+(?:to\s+)?(.+)$",
+    re.I,
+)
+
+
+def wanting(text: str) -> Extracted:
+    """ "patients who want to cancel or move an appointment": what they want is a topic,
+    and one of its words is enough."""
+    m = RELATIVE.search(text)
+    if not m:
+        return Match(), text
+    topics = _topic_words(m.group(1))
+    return Match(topics=topics, topic_min=1), text[: m.start()]
+
+
+# 2. kind phrases ----------------------------------------------------------------------------
+
+
+def _proper_noun(text: str, start: int, end: int, german: bool) -> bool:
+    """ "Seguridad Social" is an office, not security: a capitalised phrase next to another
+    capitalised word, away from the start of the clause (German capitalises every noun)."""
+    if german:
+        return False
+    word = text[start:end]
+    if not word[:1].isupper() or word.isupper():
+        return False
+    before = text[:start].rstrip()
+    if not before or before[-1] in ":;.!?(—–-":
+        return False
+    prev = before.split()[-1] if before.split() else ""
+    nxt = (text[end:].split() or [""])[0]
+
+    def name_like(token: str) -> bool:
+        core = token.strip(".,;:'’()«»\"")
+        return core[:1].isupper() and not is_kind_word(core, fold) and fold(core) not in STOP
+
+    return name_like(prev) or name_like(nxt)
+
+
+def _bare_noun_without_owner(low: str, start: int, word: str) -> bool:
+    """ "delivery apps" is a kind of app the reader does not know, not any automated sender."""
+    if word not in BARE_WHO:
+        return False
+    prev = low[:start].split()[-1:] if low[:start].split() else []
+    return bool(prev) and prev[0] not in CONNECTORS and prev[0] not in STOP
+
+
+def _not_a_sender(text: str, low: str, start: int, end: int) -> bool:
+    """ "8 personnes" counts people; "in person" is a place; in "people from Kessler" and
+    "Kessler people" the sender is Kessler: none of them says a person writes."""
+    before = low[:start].rstrip()
+    if re.search(r"(?:\d|\+|\bin|\bin-|\ben|\bdi|\bvor)$", before):
+        return True
+    after = text[end:]
+    if re.match(r"\s+(?:from|at|of|de|del|von|vom|du|des|do|da|di)\s+(?:the\s+)?[A-Z0-9@]", after):
+        return True
+    prev = text[:start].split()[-1:] if text[:start].split() else []
+    return bool(prev) and prev[0][:1].isupper() and not is_kind_word(prev[0], fold)
+
+
+def kind_words(text: str, german: bool | None = None) -> Extracted:
+    """Kinds of events and senders, taken out of the text phrase by phrase."""
+    german = is_german(text) if german is None else german
+    kinds: set[str] = set()
+    senders: set[str] = set()
+    asks = urgent = direct = automated = None
+    who = _who_spans(text)
+    for entry in KIND_WORDS:
+        low, origin = fold_with_map(text)
+        spans: list[tuple[int, int]] = []
+        in_who = False
+        for m in entry.pattern.finditer(low):
+            if not m.group(0).strip():
+                continue
+            start, end = origin[m.start()], origin[m.end() - 1] + 1
+            if _proper_noun(text, start, end, german):
+                continue
+            if _bare_noun_without_owner(low, m.start(), m.group(0).strip()):
+                continue
+            if "person" in entry.kinds and _not_a_sender(text, low, start, end):
+                continue
+            spans.append((start, end))
+            in_who = in_who or any(a <= start < b for a, b in who)
+        if not spans:
+            continue
+        if entry.role == "what" and in_who and "person" not in entry.kinds:
+            senders |= entry.kinds  # "emails from CI systems": who sends them
+        elif entry.role == "what":
+            kinds |= entry.kinds
+        elif entry.role == "who":
+            senders |= entry.kinds
+        elif entry.role == "auto":
+            automated = True
+        elif entry.role == "asks":
+            asks = True
+        elif entry.role == "urgent":
+            urgent = True
+        else:
+            direct = True
+        for start, end in reversed(spans):
+            text = text[:start] + " " * (end - start) + text[end:]
+    found = Match(
+        kinds=frozenset(kinds),
+        sender_kinds=frozenset(senders),
+        asks=asks,
+        urgent=urgent,
+        direct=direct,
+        automated=automated,
+    )
+    return found, text
+
+
+# 3. keywords (read from folded text, which they leave as it is) -----------------------------
+
+
+AMBIGUOUS_SOURCES = re.compile(r"(?<![\w-])(Correos|Correios|Posta)(?![\w-])")
+"""Source words that are also a company's name when capitalised (the Spanish and Brazilian
+postal services)."""
 
 
 def sources(low: str) -> Extracted:
-    """Email, WhatsApp, calendar words."""
+    """Email, WhatsApp, calendar words (give it the text with "Correos" the company taken
+    out: ``without_companies``)."""
     return Match(sources=frozenset(s for s, v in SOURCE_WORDS.items() if _has(low, v))), low
 
 
-def categories(low: str) -> Extracted:
-    """Kinds of sender: newsletters, promotions, social networks, automated tools, people."""
-    return Match(categories=frozenset(c for c, v in CATEGORY_WORDS.items() if _has(low, v))), low
+def without_companies(text: str) -> str:
+    return AMBIGUOUS_SOURCES.sub(" ", text)
 
 
 def event_kinds(low: str) -> Extracted:
     """Reminders; invitations and new events."""
-    kinds: set[str] = set()
-    if _has(low, ("reminder", "reminders")):
-        kinds.add("calendar.reminder")
-    if re.search(r"\b(invitations?|invites?|new (calendar )?events?|new meetings?)\b", low):
-        kinds.add("calendar.created")
-    return Match(event_types=frozenset(kinds)), low
+    found: set[str] = set()
+    if re.search(
+        r"\b(reminders?|recordatorios?|erinnerungen?|rappels?|lembretes?|promemoria)\b", low
+    ):
+        found.add("calendar.reminder")
+    if re.search(
+        r"\b(invitations?|invites?|new (calendar )?events?|new meetings?|invitaciones|"
+        r"einladungen|convites?|inviti)\b",
+        low,
+    ):
+        found.add("calendar.created")
+    return Match(event_types=frozenset(found)), low
 
 
 def group_or_direct(low: str) -> Extracted:
     """Group chats (True) or direct messages (False); a named chat is settled later."""
     group: bool | None = None
-    if re.search(r"\bgroups?\b|\bgroup (chats?|messages?)\b", low):
+    if re.search(
+        r"\bgroups?\b|\bgroup (chats?|messages?|chatter)\b|\bgrupos?\b|\bgruppen?\b|"
+        r"\bgroupes?\b|\bgrupp[oi]\b",
+        low,
+    ):
         group = True
-    if re.search(r"\b(direct|private|one[- ]on[- ]one|1:1) (messages?|chats?)\b", low):
+    if re.search(
+        r"\b(direct|private|one[- ]on[- ]one|1:1) (messages?|chats?)\b|\bmensajes? (directos?|"
+        r"privados?)\b|\b(direkt|privat)nachrichten\b|\bmessages? (directs?|prives?)\b|"
+        r"\bmensagens? (diretas?|privadas?)\b|\bmessaggi (diretti|privati)\b",
+        low,
+    ):
         group = False
     return Match(group=group), low
 
 
+MENTION = (
+    r"\bmentions? me\b|\bmentioned\b|\bmentioning me\b|@[- ]?mention|\btags? me\b|\btagged\b|"
+    r"@me\b|\bme mencion\w*|\bmencion\w*|\berwahnt\w*|\bme mentionne\w*|\bmentionne\w*|"
+    r"\bme marc\w*|\bmarqu\w*|\bmi menzion\w*|\bmenziona\w*|\bmi tagga\w*"
+)
+
+
 def mentions(low: str) -> Extracted:
-    """The user is @-mentioned or tagged."""
-    said = re.search(
-        r"(\bmentions? me\b|\bmentioned\b|@[- ]?mention|\btags? me\b|\btagged\b|@me\b)", low
+    """The user is @-mentioned or tagged; "in a direct message or by mentioning me" means
+    addressed to the user either way."""
+    said = re.search(MENTION, low)
+    if not said:
+        return Match(), low
+    direct = re.search(
+        r"\bdirect(ly)?\b|\bprivate\b|\bdirecta(mente)?\b|\bdirekt\b|\bdirectement\b|"
+        r"\bdireta(mente)?\b|\bdirett(o|amente)\b",
+        low,
     )
-    return Match(mentions_me=True if said else None), low
+    if direct:
+        return Match(addressed=True), low
+    return Match(mentions_me=True), low
 
 
 def added_today(low: str) -> Extracted:
@@ -172,31 +449,56 @@ def added_today(low: str) -> Extracted:
     return Match(added_today=bool(said)), low
 
 
-def calendar_changes(low: str) -> Extracted:
-    """Cancelled or moved events; cancelled alone is also a kind of event."""
-    change = bool(
-        re.search(r"\b(cancel+ed|cancel+ations?|rescheduled|moved|postponed|time changes?)\b", low)
-    )
-    cancelled = re.search(r"\b(cancel+ed|cancel+ations?)\b", low) and not re.search(
-        r"\b(rescheduled|moved|postponed|changed)\b", low
-    )
-    kinds = frozenset({"calendar.cancelled"}) if cancelled else frozenset()
-    return Match(calendar_change=change, event_types=kinds), low
+MOVED = (
+    r"\b(rescheduled|moved|postponed|time changes?|se cambian|cambiad[oa]s?|cambios de hora|"
+    r"verschoben|verlegt|deplace(e|es|s)?|reporte(e|es|s)?|decale(e|es|s)?|remarcad[oa]s?|"
+    r"adiad[oa]s?|spostat[oie]|rinviat[oie])\b"
+)
+CANCELLED = (
+    r"\b(cancel+ed|cancel+ations?|se cancelan|cancelad[oa]s?|anulad[oa]s?|abgesagt|storniert|"
+    r"annule(e|es|s)?|annulations?|annullat[oie]|cancellat[oie])\b"
+)
+CHANGES = (
+    r"\b(changes?|changed|cambios?|anderungen?|changements?|mudancas?|alterad[oa]s?|modifiche)\b"
+)
+
+
+def calendar_changes(low: str, found: Match = NOTHING) -> Extracted:
+    """Cancelled or moved events; cancelled alone is also a kind of event. Not when the
+    clause is about another kind of thing ("flight cancellations"); "changes" only when it
+    is about the calendar."""
+    calendar = "calendar" in found.sources
+    if found.kinds and not calendar:
+        return Match(), low
+    cancelled = bool(re.search(CANCELLED, low))
+    moved = bool(re.search(MOVED, low)) or (calendar and bool(re.search(CHANGES, low)))
+    kinds = frozenset({"calendar.cancelled"}) if cancelled and not moved else frozenset()
+    return Match(calendar_change=cancelled or moved, event_types=kinds), low
 
 
 def recurring(low: str) -> Extracted:
     """Recurring events; kept by ``settle`` only when the clause is about the calendar."""
-    said = re.search(r"\b(recurring|repeating|daily|weekly|regular)\b", low)
+    said = re.search(
+        r"\b(recurring|repeating|daily|weekly|regular|recurrentes?|semanales?|diari[oa]s?|"
+        r"wiederkehrende\w*|wochentliche\w*|recurrent(e|es|s)?|hebdomadaires?|recorrentes?|"
+        r"semanais|ricorrent[ei]|settimanali)\b",
+        low,
+    )
     return Match(recurring=True if said else None), low
 
 
 def place(low: str) -> Extracted:
     """In-person events, or video calls (in person wins when both are said)."""
     in_person = re.search(
-        r"\b(in[- ]person|physical(ly)?|on[- ]site|face[- ]to[- ]face|real location|a location)\b",
+        r"\b(in[- ]person|physical(ly)?|on[- ]site|face[- ]to[- ]face|real location|a location|"
+        r"presencial(es)?|en persona|vor ort|en personne|sur place|di persona)\b",
         low,
     )
-    video = re.search(r"\b(video|zoom|google meet|teams|online|virtual)\b", low)
+    video = re.search(
+        r"\b(video|zoom|google meet|teams|online|virtual(es)?|videollamadas?|videoconferencias?|"
+        r"visio(conference)?s?|videochiamat[ae])\b",
+        low,
+    )
     if in_person:
         return Match(in_person=True), low
     return Match(video=True if video else None), low
@@ -204,25 +506,76 @@ def place(low: str) -> Extracted:
 
 def anything(low: str) -> Extracted:
     """ "Anything", "everything", "all messages"."""
-    said = re.search(r"\b(anything|everything|all (messages|notifications))\b", low)
+    said = re.search(
+        r"\b(anything|everything|all (messages|notifications)|todo|cualquier cosa|algo|alles|"
+        r"irgendetwas|tout|n'importe quoi|tudo|qualquer coisa|qualsiasi cosa|tutto)\b",
+        low,
+    )
     return Match(anything=bool(said)), low
+
+
+PEOPLE_UNIT = (
+    r"(?:people|persons|guests|personnes|couverts|personas|comensales|personen|gaste|pessoas|"
+    r"persone|coperti|pax)"
+)
+
+
+def party_size(low: str) -> Extracted:
+    """ "for 8 people or more", "pour moins de 8 personnes": a threshold on how many."""
+    m = re.search(
+        rf"(\d+)\s*\+?\s*{PEOPLE_UNIT}?\s*(?:or more|ou plus|o mas|oder mehr|ou mais|o piu|"
+        rf"and up|\+)",
+        low,
+    ) or re.search(rf"(\d+)\+\s*{PEOPLE_UNIT}", low)
+    if m:
+        return Match(min_people=int(m.group(1))), low
+    m = re.search(
+        rf"(?:at least|au moins|al menos|mindestens|pelo menos|almeno)\s+(\d+)\s*{PEOPLE_UNIT}", low
+    )
+    if m:
+        return Match(min_people=int(m.group(1))), low
+    m = re.search(
+        rf"(?:more than|plus de|mas de|mehr als|mais de|piu di|over)\s+(\d+)\s*{PEOPLE_UNIT}", low
+    )
+    if m:
+        return Match(min_people=int(m.group(1)) + 1), low
+    m = re.search(
+        rf"(?:fewer than|less than|under|moins de|menos de|weniger als|meno di)\s+(\d+)\s*"
+        rf"{PEOPLE_UNIT}",
+        low,
+    )
+    if m:
+        return Match(max_people=int(m.group(1)) - 1), low
+    return Match(), low
+
+
+def family(low: str) -> Extracted:
+    """ "my mother", "mi madre": a parent, saved in the phone as Mum, Mamá, Mamma..."""
+    roles = tuple(
+        role
+        for role, said in FAMILY_ROLES.items()
+        if re.search(
+            rf"\b(?:my|mi|mis|meine[nr]?|ma|mon|minha|meu|mia|mio)\s+(?:{'|'.join(said)})\b", low
+        )
+    )
+    return Match(roles=roles), low
 
 
 KEYWORDS: tuple[Callable[[str], Extracted], ...] = (
     sources,
-    categories,
     event_kinds,
     group_or_direct,
     mentions,
     added_today,
-    calendar_changes,
     recurring,
     place,
     anything,
+    party_size,
+    family,
 )
 
 
-# 3. phrases ---------------------------------------------------------------------------------
+# 4. phrases ---------------------------------------------------------------------------------
 
 
 def subject_in_capitals(text: str) -> Extracted:
@@ -236,7 +589,7 @@ def subject_in_capitals(text: str) -> Extracted:
 def named_chat(text: str) -> Extracted:
     """ "in the Book Club group", "in the Family WhatsApp chat"."""
     m = re.search(
-        r"\bin the ([A-Z][\w'’&. -]{1,60}?)\s+(?:whatsapp\s+)?(?:group|chat)\b", text, re.I
+        r"\b(?:in|from) the ([A-Z][\w'’&. -]{1,60}?)\s+(?:whatsapp\s+)?(?:group|chat)\b", text, re.I
     )
     if not m or not any(c.isupper() for c in m.group(1)):
         return Match(), text
@@ -245,15 +598,17 @@ def named_chat(text: str) -> Extracted:
 
 def about_phrase(text: str) -> str:
     """What follows "about" (or "regarding", ...) up to the next clause, or ""."""
-    m = ABOUT.search(text)
-    return m.group(1) if m else ""
+    m = ABOUT.search(fold(text))
+    if not m:
+        return ""
+    return text[m.start(1) : m.end(1)]
 
 
 def about(text: str) -> Extracted:
     """ "about X": a list of people ("about Mãe, Pai or the school") is names and stays in
     the text; anything else is topics and is taken out."""
     phrase = about_phrase(text)
-    if not phrase:
+    if not phrase.strip():
         return Match(), text
     people = name_list(phrase)
     other = [
@@ -263,14 +618,20 @@ def about(text: str) -> Extracted:
     ]
     if people and not other:
         return Match(names=tuple(people)), text
-    return Match(topics=_topic_words(phrase)), text.replace(phrase, " ")
+    as_kinds, left = kind_words(phrase)
+    if as_kinds.kinds and not _topic_words(left):
+        return Match(kinds=as_kinds.kinds), text.replace(phrase, " ")  # "sobre paquetes"
+    topics = _topic_words(phrase)
+    listed = re.search(r",|\b(?:or|o|ou|oder|ni|nor)\b", fold(phrase))
+    found = Match(topics=topics, topic_min=1 if listed else 2) if topics else Match()
+    return found, text.replace(phrase, " ")
 
 
 def topic_at_head(text: str, found: Match = NOTHING) -> Extracted:
-    """ "Invoices from ...": the words before "from" are a topic, and one of them is enough.
-    Only when no topic was found yet."""
+    """ "Payslips from ...": the words before "from" are a topic, and one of them is enough.
+    Only when no topic or kind was found yet."""
     head = re.match(r"^\s*(?:the\s+|any\s+|all\s+)?([a-z][a-z ]{2,40}?)\s+from\b", text, re.I)
-    if found.topics or not head:
+    if found.topics or found.kinds or found.sender_kinds or not head:
         return Match(), text
     topics = _topic_words(head.group(1), keep_roles=False)
     return (Match(topics=topics, topic_min=1) if topics else Match()), text
@@ -291,60 +652,153 @@ def starts_within(text: str, low: str) -> Extracted:
     """ "starts within 2 hours", "in the next 30 minutes": ``text`` gives the duration, and the
     whole clause (folded, ``low``) must say it is about a start. Leaves the text as it is:
     the words around the duration are still read for names."""
-    m = DURATION.search(text)
-    verb = r"\b(start|starts|starting|begin|begins|happen|happens|in|within)\b"
+    m = DURATION.search(fold(text))
+    verb = (
+        r"\b(start|starts|starting|begin|begins|happen|happens|in|within|empiez\w*|comienz\w*|"
+        r"beginn\w*|commenc\w*|comec\w*|inizi\w*|en|dans|nas|entro)\b"
+    )
     if not m or not re.search(verb, low):
         return Match(), text
     count, unit = m.group(1).lower(), m.group(2).lower()
     n = NUMBER_WORDS.get(count) or int(count)
     if unit.startswith("m"):
         step = timedelta(minutes=1)
-    elif unit.startswith("h"):
+    elif unit.startswith(("h", "s")) and not unit.startswith(("sem", "sett")):
         step = timedelta(hours=1)
-    elif unit.startswith("w"):
+    elif unit.startswith(("w", "sem", "sett")):
         step = timedelta(weeks=1)
+    elif unit.startswith("o"):  # ore
+        step = timedelta(hours=1)
     else:
         step = timedelta(days=1)
     return Match(starts_within=n * step), text
 
 
-def names(text: str, found: Match = NOTHING, topic_phrase: str = "") -> Extracted:
+def _who_spans(text: str) -> list[tuple[int, int]]:
+    """Where a clause says who sends: what follows "from", "de", "von", ... up to the end of
+    the clause."""
+    spans = []
+    for m in SENDER_PREP.finditer(text):
+        rest = text[m.end() :]
+        end = re.search(
+            r"[.;:!?—–]|\s(?:that|which|who|que|qui|die|che|about|sobre|zu|zum|zur|uber|with|"
+            r"mit|con|avec|com|for|fur|pour|para|per|a propos|asking|writing|wanting)\s",
+            fold(rest),
+        )
+        spans.append((m.end(), m.end() + (end.start() if end else len(rest))))
+    return spans
+
+
+def _who_segments(text: str) -> list[str]:
+    return [text[a:b] for a, b in _who_spans(text)]
+
+
+BRAND = re.compile(r"^(?:[A-Z0-9]{2,}|\w*[a-z]\w*[A-Z]\w*|\S*\d\S*)$")
+TITLE_RUN = re.compile(
+    r"(?<![\w'’])[A-ZÀ-Þ][\w'’.&-]*(?:\s+(?:(?:de|del|da|do|di|la|le|von|van|der|&)\s+)?"
+    r"[A-ZÀ-Þ][\w'’.&-]*)+"
+)
+
+
+def _clean(name: str) -> str:
+    """ "l'URSSAF" → "URSSAF", "d'Anna" → "Anna"."""
+    return re.sub(r"^(?:[ldLD]['’])", "", name).strip(" .")
+
+
+def _title_runs(text: str) -> list[str]:
+    """Runs of two or more capitalised words, kept whole even when a word alone would be
+    a kind word: "Seguridad Social", "Google Drive"."""
+    found = []
+    for m in TITLE_RUN.finditer(text):
+        before = text[: m.start()].rstrip()
+        tokens = m.group(0).split()
+        if not before or before[-1] in ":;.!?(":
+            continue  # the start of a clause is capitalised anyway
+        if all(is_kind_word(t, fold) or fold(t) in STOP for t in tokens):
+            continue
+        found.append(m.group(0))
+    return found
+
+
+def names(
+    text: str, found: Match = NOTHING, topic_phrase: str = "", *, german: bool = False
+) -> Extracted:
     """Capitalised names left in the text, but not a subject phrase already found nor, when
-    the clause has topics, anything inside its topic phrase (``topic_phrase``)."""
+    the clause has topics, anything inside its topic phrase (``topic_phrase``).
+
+    When the clause names kinds of events, a name says who sends them only when it follows
+    "from" (or "de", "von", ...): "build failures from GitHub". Other names are examples of
+    the kinds ("reviews: Google, Tripadvisor"), and so are names followed by "or any other"
+    something the reader does not know. In German, where every noun is capitalised, a
+    single capitalised word is a name only where a sender is named or when it looks like a
+    brand (DHL, TheFork)."""
     subjects = {fold(p) for p in found.subject_phrases}
     topic = fold(topic_phrase) if found.topics else None
-    kept = tuple(
+    runs = [] if german else _title_runs(text)
+    listed = runs + [
         n
         for n in name_list(text)
+        if not any(fold(n) in fold(r).split() or fold(n) == fold(r) for r in runs)
+    ]
+    kept = [
+        n
+        for n in listed
         if fold(n) not in subjects and not (topic is not None and fold(n) in topic)
-    )
+    ]
+    who: list[str] = []
+    for segment in _who_segments(text):
+        if OTHER_ALIKE.search(segment) and not found.sender_kinds:
+            continue
+        in_segment = fold(segment)
+        who += [n for n in kept if fold(n) in in_segment]
+    if german:
+        kept = [n for n in kept if n in who or BRAND.match(n) or " " in n]
+    if found.kinds:
+        examples = tuple(_clean(n) for n in kept if n not in who)
+        named = tuple(_clean(n) for n in kept if n in who)
+    else:
+        examples, named = (), tuple(_clean(n) for n in kept)
     for n in kept:
         pattern = r"\s+".join(re.escape(t) for t in n.split())
         text = re.sub(rf"(?<![\w'’&-]){pattern}(?![\w'’&-])", " ", text)
-    return Match(names=kept), text
+    return Match(names=named, examples=examples), text
 
 
-def aside_names(notes: tuple[str, ...], found: Match, *, quoted: bool) -> Match:
+def aside_names(
+    notes: tuple[str, ...], found: Match, *, quoted: bool, casual: bool = False
+) -> Match:
     """Names in asides: a list of examples when the clause names a category or no one else
-    ("Newsletters (Substack, Morning Brew, etc.)"), and "saved as X" when nothing is quoted."""
+    ("Newsletters (Substack, Morning Brew, etc.)"), a single name standing for what precedes
+    it ("the research office (ARIC)"), and "saved as X" when nothing is quoted. In a line
+    written all in lower case (``casual``), the names in a list are lower case too."""
     found_names: list[str] = []
+    examples: list[str] = []
     for inner in notes:
         named_else = found.names or found_names or found.chats or found.domains or found.addresses
-        if example_list(inner) and (found.categories or not named_else):
-            found_names += name_list(inner)
+        listed = name_list(inner)
+        if casual and example_list(inner, casual=True):
+            listed = [p.strip() for p in re.split(r",|\bor\b|\band\b|\betc\b", inner) if p.strip()]
+            listed = [p for p in listed if len(p.split()) <= 3 and fold(p) not in STOP]
+        if (example_list(inner) or casual) and (found.kinds or found.sender_kinds):
+            examples += listed
+        elif ((example_list(inner) or (casual and listed)) and not named_else) or (
+            len(listed) == 1 and fold(listed[0]) == fold(inner.strip())
+        ):
+            found_names += listed
         saved = re.search(r"saved as\s+(\S+)", inner, re.I)
         if saved and not quoted:
             found_names.append(saved.group(1).strip(".,'\""))
-    return Match(names=tuple(found_names))
+    return Match(names=tuple(found_names), examples=tuple(examples))
 
 
 def settle(found: Match, low: str) -> Match:
     """What the conditions imply, once all are read. A named chat is more than "a group";
     "weekly" is a recurring event only in a clause about the calendar; a named chat, a group
     or a mention is on WhatsApp, a calendar condition on the calendar; a name ending in "bot"
-    is the bot category when the clause speaks of bots. Duplicates are dropped."""
+    is the bot kind when the clause speaks of bots; writing "directly" on WhatsApp is a
+    direct chat. Duplicates are dropped."""
     names = found.names
-    if "automated" in found.categories and re.search(r"\bbots?\b", low):
+    if found.sender_kinds & {"automated", "bot"} and re.search(r"\bbots?\b", low):
         names = tuple(n for n in names if not re.search(r"bot\b", fold(n)))
     group = None if found.group and found.chats else found.group
     calendar = "calendar" in found.sources or found.starts_within is not None
@@ -359,14 +813,34 @@ def settle(found: Match, low: str) -> Match:
     if group is not None or found.mentions_me is not None:
         kept.discard("email")
         kept.add("whatsapp")
+    if found.direct and kept == {"whatsapp"} and group is None and not found.chats:
+        group = False
+    mentions_me = found.mentions_me
+    if found.addressed:
+        group, mentions_me = None, None  # "in a direct message or by mentioning me"
+    automated, senders = found.automated, found.sender_kinds
+    if found.names or found.domains or found.addresses or found.chats or found.roles:
+        senders = senders - {"person"}  # "Kessler Maschinenbau, my biggest client": who it is
+    if automated and not found.has_identity():
+        automated, senders = None, senders | {"automated"}  # "automated alerts": who sends
+    event_types, change = found.event_types, found.calendar_change
+    if "calendar.created" in event_types and change:  # "invitations, changes and cancellations"
+        event_types = event_types | {"calendar.updated", "calendar.cancelled"}
+        change = False
     return replace(
         found,
+        event_types=event_types,
+        calendar_change=change,
         sources=frozenset(kept),
         names=tuple(dict.fromkeys(n for n in names if n)),
+        examples=tuple(dict.fromkeys(n for n in found.examples if n and n not in names)),
         domains=tuple(dict.fromkeys(found.domains)),
         addresses=tuple(dict.fromkeys(found.addresses)),
         topics=tuple(dict.fromkeys(found.topics)),
         group=group,
+        mentions_me=mentions_me,
+        automated=automated,
+        sender_kinds=senders,
         recurring=is_recurring,
     )
 
@@ -376,26 +850,44 @@ def _step(found: Match, extracted: Extracted) -> Extracted:
     return combine(found, more), text
 
 
-def parse_fragment(raw: str) -> Match:
+def parse_fragment(
+    raw: str,
+    *,
+    german: bool | None = None,
+    casual: bool | None = None,
+    context: Match = NOTHING,
+) -> Match:
     """Read one clause of a rule into a Match, running the extractors in the order above.
-    Besides the text left, two things are passed on: the folded text after the literals
-    (``low``), which keywords, event topics and the start window read whole, and the topic
-    phrase, whose words are not taken for senders' names."""
+    Besides the text left, two things are passed on: the folded text after the literals and
+    kind phrases (``low``), which keywords, event topics and the start window read whole,
+    and the topic phrase, whose words are not taken for senders' names.
+
+    ``german`` and ``casual`` (all lower case) describe the whole line, which a clause alone
+    may not show; ``context`` is what the line's label already says (its kinds)."""
     whole = raw.strip()
+    german = is_german(whole) if german is None else german
+    casual = whole == whole.lower() if casual is None else casual
     found, text = Match(), whole
-    for literal in (quoted, addresses, domains):
+    for literal in (quoted, recipients, addresses, domains):
         found, text = _step(found, literal(text))
     notes, text = asides(text)
-    low = fold(text)
-    for keyword in KEYWORDS:
-        found, _ = _step(found, keyword(low))
+    found, text = _step(found, wanting(text))
     for phrase in (subject_in_capitals, named_chat):
         found, text = _step(found, phrase(text))
     topic_phrase = about_phrase(text)
     found, text = _step(found, about(text))
+    found, text = _step(found, kind_words(text, german))
+    low = fold(without_companies(text))
+    for keyword in KEYWORDS:
+        found, _ = _step(found, keyword(low))
+    found, _ = _step(found, calendar_changes(low, combine(found, Match(kinds=context.kinds))))
     found, text = _step(found, topic_at_head(text, found))
     found, _ = _step(found, topic_of_events(low, found))
     found, _ = _step(found, starts_within(text, low))
-    found, _ = _step(found, names(text, found, topic_phrase))
-    found = combine(found, aside_names(notes, found, quoted=QUOTED.search(whole) is not None))
+    found, _ = _step(found, names(text, found, topic_phrase, german=german))
+    quote = QUOTED.search(whole) is not None
+    found = combine(found, aside_names(notes, found, quoted=quote, casual=casual))
+    if found.topics and found.has_identity():
+        # "anything from ARIC about my grants": ARIC writes in Italian; the sender says enough
+        found = replace(found, topic_language=language(whole))
     return settle(found, low)
