@@ -302,6 +302,8 @@ def _email(e: Event, found: _Found) -> None:
     _sender(e, s, labels, found)
     for kind, cues in CONTENT:
         found.add(kind, _cue(cues, subject, body))
+    if not found.has("person"):
+        found.add("newsletter", _said(NEWS_NAME, fold(s.name), "the sender's name"))
     travel = _said(lx.TRAVEL.anywhere, f"{subject}\n{body}", "text")
     if travel:
         found.add("travel", travel)
@@ -441,6 +443,7 @@ def _platform(s: sg.Sender, found: _Found) -> None:
             found.drop("account", "product_update")
 
 
+NEWS_NAME = re.compile(r"\b(?:newsletter|digest|weekly|briefing|bulletin|boletin|rundbrief)\b")
 NEWS_LOCAL = re.compile(
     r"^(?:news|newsletters?|digest|briefing|bulletin|weekly|boletin|[\w.-]*news)$"
 )

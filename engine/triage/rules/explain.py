@@ -18,7 +18,10 @@ from engine.triage.rules.parse import ALWAYS, NEVER, Section
 from engine.triage.rules.vocab import FAMILY_NAMES
 
 NOT_UNDERSTOOD = "\u26a0 not understood \u2014 ignored on the built-in model"
-AppliedBy = Literal["code", "capable model only"]
+LEFT_TO_MODEL = "\u26a0 not understood \u2014 left to the model to judge"
+AppliedBy = Literal["code", "model", "nobody"]
+"""Who applies a line: code (it was understood), the model (a capable one judges lines code
+could not read), or nobody (a tiny model is not trusted with them: the line is ignored)."""
 DAYS = ("Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays", "Sundays")
 SOURCES = {"email": "emails", "whatsapp": "WhatsApp messages", "calendar": "calendar events"}
 EVENT_TYPES = {
@@ -55,14 +58,15 @@ class LineExplanation:
         """The whole understanding on one line, as ``tic rules`` prints it."""
         if not self.understood:
             why = f" ({self.problem})" if self.problem else ""
-            return f"{NOT_UNDERSTOOD}{why}"
-        out = f"{self.decision}: {self.what}"
+            return f"{LEFT_TO_MODEL if self.applied_by == 'model' else NOT_UNDERSTOOD}{why}"
         if self.condition:
-            out += f" \u2014 notify only if {self.condition}, otherwise don't"
+            out = f"Notify {self.what} only if {self.condition}; otherwise don't"
+        else:
+            out = f"{self.decision}: {self.what}"
         if self.exclusions:
             out += f" \u2014 except {'; '.join(self.exclusions)}"
         if self.window:
-            out += f" ({self.window})"
+            out = f"{self.window[:1].upper()}{self.window[1:]}: {out[:1].lower()}{out[1:]}"
         if self.catch_all:
             out += " \u2014 only when no other line applies"
         return out + "".join(f"; {n}" for n in self.notes)
@@ -86,15 +90,16 @@ class LineExplanation:
         }
 
 
-def explain(text: str) -> list[LineExplanation]:
-    """Every rule line of a rules file's text, in file order, with its understanding."""
-    return [explain_rule(c) for c in compile_rules_text(text)]
+def explain(text: str, *, capable_model: bool = False) -> list[LineExplanation]:
+    """Every rule line of a rules file's text, in file order, with its understanding.
+    ``capable_model``: lines code could not read are left to the model (else ignored)."""
+    return [explain_rule(c, capable_model=capable_model) for c in compile_rules_text(text)]
 
 
-def explain_rule(rule: CompiledRule) -> LineExplanation:
+def explain_rule(rule: CompiledRule, *, capable_model: bool = False) -> LineExplanation:
     section = rule.rule.section
     if rule.action == "only":
-        decision = "Notify only when the condition holds"
+        decision = "Notify only if"
     elif section == NEVER or rule.action == "drop":
         decision = "Never notify"
     elif section == ALWAYS:
@@ -102,7 +107,10 @@ def explain_rule(rule: CompiledRule) -> LineExplanation:
     else:
         decision = "Notify"
     what = "anything" if rule.catch_all else describe(rule.scope)
-    condition = describe(rule.condition) if rule.action == "only" else ""
+    condition = ""
+    if rule.action == "only":
+        said = rule.scope.sources
+        condition = describe(replace(rule.condition, sources=rule.condition.sources - said))
     exclusions = [describe(x) for x in rule.exclusions]
     if rule.action == "only" and not rule.negated.empty:
         exclusions.append(describe(rule.negated))
@@ -123,7 +131,7 @@ def explain_rule(rule: CompiledRule) -> LineExplanation:
         window=describe_window(rule.window) if rule.window else "",
         catch_all=rule.catch_all,
         problem=rule.problem,
-        applied_by="code" if rule.understood else "capable model only",
+        applied_by="code" if rule.understood else ("model" if capable_model else "nobody"),
         notes=tuple(notes),
     )
 
@@ -171,13 +179,13 @@ def _who(m: Match) -> str:
     for kind in sorted(m.sender_kinds):
         who.append(
             {
-                "person": "a person",
+                "person": "a person writing to you directly" if m.direct else "a person",
                 "automated": "an automated sender",
                 "bot": "a bot",
                 "government": "a government office",
             }.get(kind, KIND_NAMES.get(kind, kind))  # type: ignore[call-overload]
         )
-    return _either(who)
+    return _either(list(dict.fromkeys(who)))
 
 
 def describe(m: Match) -> str:
@@ -219,8 +227,8 @@ def describe(m: Match) -> str:
         parts.append("that mention you")
     elif m.mentions_me is False:
         parts.append("that do not mention you")
-    if m.direct:
-        parts.append("written by the person themselves (not through a service)")
+    if m.direct and "person" not in m.sender_kinds:
+        parts.append("written by a person to you directly (not through a service)")
     if m.automated:
         parts.append("sent by an automated system")
     asks = [w for w, on in (("asking you something", m.asks), ("time-sensitive", m.urgent)) if on]

@@ -253,9 +253,9 @@ def asides(text: str) -> tuple[tuple[str, ...], str]:
 
 
 RELATIVE = re.compile(
-    r"\b(?:who|that|which|que|die|qui|che)\s+(?:want|wants|wish|wishes|need|needs|quieren|"
-    r"quiere|necesitan|desean|wollen|mochten|mochte|veulent|veut|souhaitent|querem|quer|"
-    r"precisam|desejam|vogliono|vuole|desiderano)\s+(?:to\s+)?(.+)$",
+    r"\b(?:who|que|die|qui|che)\s+(?:want|wants|wish|wishes|quieren|quiere|desean|wollen|"
+    r"mochten|mochte|veulent|veut|souhaitent|querem|quer|desejam|vogliono|vuole|desiderano)"
+    r"\s+(?:to\s+)?(.+)$",
     re.I,
 )
 

@@ -492,8 +492,6 @@ KIND_WORDS: list[KindWord] = [
         "who",
         "bot",
         r"bots?",
-        r"dependabot",
-        r"renovate",
     ),
     *_w(
         "who",

@@ -3,17 +3,44 @@
 
 Usage: python3 validate.py [DIR]   (DIR defaults to this file's directory)
 """
+
 import collections, json, os, re, sys
 from datetime import datetime
 
 DIR = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
 OFFSET = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?(\.\d+)?([+-]\d\d:\d\d|Z)$")
-FIELDS = ["id", "source", "event_type", "time", "sender", "subject", "text", "chat",
-          "mentions_me", "labels", "headers", "calendar", "refs"]
-TYPES = {"email": {"email.received"}, "whatsapp": {"whatsapp.message"},
-         "calendar": {"calendar.created", "calendar.updated", "calendar.cancelled", "calendar.reminder"}}
-CAL_FIELDS = ["start", "end", "created", "updated", "recurring", "recurrence", "status",
-              "organizer", "attendees", "location"]
+FIELDS = [
+    "id",
+    "source",
+    "event_type",
+    "time",
+    "sender",
+    "subject",
+    "text",
+    "chat",
+    "mentions_me",
+    "labels",
+    "headers",
+    "calendar",
+    "refs",
+]
+TYPES = {
+    "email": {"email.received"},
+    "whatsapp": {"whatsapp.message"},
+    "calendar": {"calendar.created", "calendar.updated", "calendar.cancelled", "calendar.reminder"},
+}
+CAL_FIELDS = [
+    "start",
+    "end",
+    "created",
+    "updated",
+    "recurring",
+    "recurrence",
+    "status",
+    "organizer",
+    "attendees",
+    "location",
+]
 errors = []
 
 
@@ -62,7 +89,11 @@ with open(os.path.join(DIR, "cases.jsonl"), encoding="utf-8") as fh:
             errors.append(f"{where}: sender {s!r}")
         if not isinstance(ev["text"], str) or not isinstance(ev["mentions_me"], bool):
             errors.append(f"{where}: text/mentions_me types")
-        if not isinstance(ev["labels"], list) or not isinstance(ev["headers"], dict) or not isinstance(ev["refs"], dict):
+        if (
+            not isinstance(ev["labels"], list)
+            or not isinstance(ev["headers"], dict)
+            or not isinstance(ev["refs"], dict)
+        ):
             errors.append(f"{where}: labels/headers/refs types")
         if ev["source"] == "whatsapp":
             c = ev["chat"]
@@ -79,7 +110,9 @@ with open(os.path.join(DIR, "cases.jsonl"), encoding="utf-8") as fh:
             if not isinstance(c, dict) or any(f not in c for f in CAL_FIELDS):
                 errors.append(f"{where}: calendar object incomplete")
             else:
-                for f in ("start", "end", "created", "updated") + (("previous_start",) if "previous_start" in c else ()):
+                for f in ("start", "end", "created", "updated") + (
+                    ("previous_start",) if "previous_start" in c else ()
+                ):
                     ts(c[f], f"{where} calendar.{f}")
                 if ts(c["end"], where) <= ts(c["start"], where):
                     errors.append(f"{where}: end before start")
