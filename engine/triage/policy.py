@@ -125,7 +125,7 @@ def _custom_reason(rule: CompiledRule, ok: bool) -> str:
     return f"the rule \u201c{rule.rule.text}\u201d says to {'notify' if ok else 'drop'} it"
 
 
-DROPPED_KINDS = (
+DROPPED_KINDS: tuple[str, ...] = (
     "promotion",
     "newsletter",
     "mailing_list",
@@ -176,8 +176,8 @@ def _asks_or_urgent(kinds: Classification) -> str | None:
 
 def _email(event: Event, kinds: Classification, say: Say) -> PolicyDecision:
     if kinds.has("security"):
-        why = kinds.evidence("security")[0]
-        return say(True, f"a security alert on the user's account ({why})")
+        alert = kinds.evidence("security")[0]
+        return say(True, f"a security alert on the user's account ({alert})")
     if kinds.has("billing_problem"):
         return say(True, f"a billing problem ({kinds.evidence('billing_problem')[0]})")
     who = (event.sender.name or event.sender.address) if event.sender else "someone"
@@ -188,14 +188,14 @@ def _email(event: Event, kinds: Classification, say: Say) -> PolicyDecision:
         if kinds.has(kind):
             return say(False, f"{KIND_NAMES[kind]} ({kinds.evidence(kind)[0]})")
     if direct:
-        why = _asks_or_urgent(kinds)
-        if why:
-            return say(True, f"{who} wrote to the user directly and {why}")
+        ask = _asks_or_urgent(kinds)
+        if ask:
+            return say(True, f"{who} wrote to the user directly and {ask}")
         return say(False, f"{who} wrote, but there is nothing to answer or act on")
     if kinds.has("person"):
         return say(False, f"{who} wrote through a service or a list, not to the user directly")
-    why = "; ".join(kinds.evidence("automated")[:1]) or "not a person"
-    return say(False, f"an automated notice ({why})")
+    sent = kinds.evidence("automated")[:1] or kinds.evidence("organisation")[:1]
+    return say(False, f"an automated notice ({sent[0] if sent else 'not a person'})")
 
 
 def _whatsapp(event: Event, kinds: Classification, say: Say) -> PolicyDecision:

@@ -60,7 +60,7 @@ Kind = Literal[
     "noreply",
 ]
 
-KIND_NAMES: Final[dict[Kind, str]] = {
+KIND_NAMES: Final[dict[str, str]] = {
     "person": "written by a person",
     "asks": "asking the user something",
     "urgent": "time-sensitive",
@@ -102,12 +102,12 @@ KIND_NAMES: Final[dict[Kind, str]] = {
     "noreply": "sent from a no-reply address",
 }
 
-GENERIC: Final[frozenset[Kind]] = frozenset({"automated", "bulk", "account", "bot"})
+GENERIC: Final[frozenset[str]] = frozenset({"automated", "bulk", "account", "bot"})
 """Kinds that only say a system sent it: a rule line about them does not swallow an event
 another line names by a more specific kind."""
 
 # Kinds a person writing directly is not: these are what services send.
-SERVICE_KINDS: Final[frozenset[Kind]] = frozenset(
+SERVICE_KINDS: Final[frozenset[str]] = frozenset(
     {
         "receipt",
         "shipping",
@@ -146,14 +146,14 @@ PEOPLE = re.compile(
 class Classification:
     """An event's kinds with the evidence for each, and the party size it mentions."""
 
-    kinds: Mapping[Kind, tuple[str, ...]] = field(default_factory=dict)
+    kinds: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     party_size: int | None = None
 
     def has(self, kind: str) -> bool:
         return kind in self.kinds
 
     def evidence(self, kind: str) -> tuple[str, ...]:
-        return self.kinds.get(kind, ())  # type: ignore[call-overload]
+        return self.kinds.get(kind, ())
 
     @property
     def names(self) -> frozenset[str]:
@@ -166,16 +166,16 @@ class Classification:
 
 class _Found:
     def __init__(self) -> None:
-        self.kinds: dict[Kind, list[str]] = {}
+        self.kinds: dict[str, list[str]] = {}
 
-    def add(self, kind: Kind, why: str | None) -> None:
+    def add(self, kind: str, why: str | None) -> None:
         if why:
             self.kinds.setdefault(kind, []).append(why)
 
-    def has(self, kind: Kind) -> bool:
+    def has(self, kind: str) -> bool:
         return kind in self.kinds
 
-    def drop(self, *kinds: Kind) -> None:
+    def drop(self, *kinds: str) -> None:
         for kind in kinds:
             self.kinds.pop(kind, None)
 
@@ -195,7 +195,7 @@ def _cue(cues: lx.Cues, subject: str, body: str) -> str | None:
     )
 
 
-CONTENT: Final[tuple[tuple[Kind, lx.Cues], ...]] = (
+CONTENT: Final[tuple[tuple[str, lx.Cues], ...]] = (
     ("billing_problem", lx.BILLING_PROBLEM),
     ("security", lx.SECURITY),
     ("receipt", lx.RECEIPT),
@@ -220,7 +220,7 @@ CONTENT: Final[tuple[tuple[Kind, lx.Cues], ...]] = (
     ("booking", lx.BOOKING),
 )
 
-TRANSACTIONAL: Final[frozenset[Kind]] = frozenset(
+TRANSACTIONAL: Final[frozenset[str]] = frozenset(
     {
         "billing_problem",
         "security",
@@ -322,7 +322,7 @@ def _sender(e: Event, s: sg.Sender, labels: set[str], found: _Found) -> None:
         ("CATEGORY_FORUMS", "mailing_list"),
     ):
         if label in labels:
-            found.add(kind, f"label {label}")  # type: ignore[arg-type]
+            found.add(kind, f"label {label}")
     strict = [
         sg.auto_submitted(e),
         sg.automated_address(s),
@@ -425,7 +425,7 @@ def _direct(s: sg.Sender, text: str, found: _Found) -> None:
         on_domain = sg.platform(s)
         count = len(hits) + (1 if on_domain and on_domain[0] == kind else 0)
         if count >= 2:
-            found.add(kind, f"{count} signs of {KIND_NAMES[kind]}")  # type: ignore[index]
+            found.add(kind, f"{count} signs of {KIND_NAMES[kind]}")
 
 
 def _platform(s: sg.Sender, found: _Found) -> None:
@@ -438,7 +438,7 @@ def _platform(s: sg.Sender, found: _Found) -> None:
         return  # a code host sends sponsorships, receipts, security mail too: content decides
     specific = set(found.kinds) & (TRANSACTIONAL - {"account"})
     if kind == "social" or not specific or kind in specific:
-        found.add(kind, why)  # type: ignore[arg-type]
+        found.add(kind, why)
         if kind == "social":
             found.drop("account", "product_update")
 

@@ -29,10 +29,10 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, time
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 from engine.events import Event
 from engine.triage.classifier import GENERIC, Classification, fold, words
@@ -503,10 +503,9 @@ def _section_rule(rule: Rule, text: str, section: Section) -> CompiledRule:
 def _split_conditions(full: Match) -> tuple[Match, Match]:
     """(what the line names, what narrows it): "meetings starting in the next 24 hours"
     → (meetings, starting in the next 24 hours)."""
-    narrowing = {f: getattr(full, f) for f in CONDITION_FIELDS}
-    defaults = {f.name: f.default for f in fields(Match) if f.name in CONDITION_FIELDS}
-    condition = replace(Match(), **narrowing)
-    return replace(full, **defaults), condition
+    narrowing: dict[str, Any] = {f: getattr(full, f) for f in CONDITION_FIELDS}
+    defaults: dict[str, Any] = {f: getattr(Match(), f) for f in CONDITION_FIELDS}
+    return replace(full, **defaults), replace(Match(), **narrowing)
 
 
 def _conditional_rule(rule: Rule, text: str, decision: Decision) -> CompiledRule:

@@ -92,12 +92,12 @@ def read_decision(text: str) -> tuple[str, Decision | None]:
             head, rest = text[: m.start()].rstrip(" .;,"), rest.strip().lstrip(".;, ")
             return (f"{head}. {rest}" if rest else head), decision
     low, _ = fold_with_map(text)
-    head = re.match(rf"^\s*(?:please\s+)?(?:{NEG})\b", low, re.I)
-    if head:
-        return _strip_lead(text, head.end()), Decision(NEVER)
-    head = re.match(rf"^\s*(?:please\s+)?(?:{POS})\b", low, re.I)
-    if head:
-        return _strip_lead(text, head.end()), Decision(ALWAYS)
+    never = re.match(rf"^\s*(?:please\s+)?(?:{NEG})\b", low, re.I)
+    if never:
+        return _strip_lead(text, never.end()), Decision(NEVER)
+    always = re.match(rf"^\s*(?:please\s+)?(?:{POS})\b", low, re.I)
+    if always:
+        return _strip_lead(text, always.end()), Decision(ALWAYS)
     if re.search(r"\bonly\s+(?:notify|tell|alert|ping|let)\b|\bnur\s+benachrichtig", low):
         return text, Decision(CUSTOM)
     return text, None

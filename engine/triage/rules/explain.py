@@ -176,14 +176,15 @@ def _who(m: Match) -> str:
     who = [*m.names, *(f"anyone at {d}" for d in m.domains), *m.addresses]
     for role in m.roles:
         who.append(f"your {role} (saved as {', '.join(FAMILY_NAMES[role][:3])}, \u2026)")
-    for kind in sorted(m.sender_kinds):
+    for kind in sorted(m.sender_kinds - m.kinds):
         who.append(
             {
                 "person": "a person writing to you directly" if m.direct else "a person",
                 "automated": "an automated sender",
                 "bot": "a bot",
                 "government": "a government office",
-            }.get(kind, KIND_NAMES.get(kind, kind))  # type: ignore[call-overload]
+            }.get(kind)
+            or KIND_NAMES.get(kind, kind)
         )
     return _either(list(dict.fromkeys(who)))
 
@@ -203,7 +204,7 @@ def describe(m: Match) -> str:
     if types and sources == ["calendar events"]:
         sources = []
     head = _either(types + sources)
-    kinds = [KIND_NAMES.get(k, k) for k in sorted(m.kinds)]  # type: ignore[call-overload]
+    kinds = [KIND_NAMES.get(k, k) for k in sorted(m.kinds)]
     if kinds and head:
         parts.append(f"{head} that are {_either(kinds)}")
     elif kinds:
@@ -236,7 +237,9 @@ def describe(m: Match) -> str:
         parts.append(_either(asks))
     if m.subject_phrases:
         parts.append(f"with {_either([f'“{p}”' for p in m.subject_phrases])} in the subject")
-    if m.topics:
+    if m.topics and m.topic_min == 1 and len(m.topics) > 1:
+        parts.append(f"mentioning {_either(list(m.topics))}")
+    elif m.topics:
         parts.append(f"about {' '.join(m.topics)}")
     if m.calendar_change:
         parts.append("that were moved or cancelled")

@@ -791,6 +791,22 @@ def aside_names(
     return Match(names=tuple(found_names), examples=tuple(examples))
 
 
+def topic_context(notes: tuple[str, ...], found: Match) -> Match:
+    """ "anything about the wedding (Lucía and I get married in Toledo)": the names said
+    about a topic are words of that topic too, in any language, and one is enough."""
+    if not found.topics:
+        return Match()
+    said = [
+        w
+        for inner in notes
+        if not example_list(inner)
+        for n in name_list(inner)
+        for w in words(n)
+        if len(w) > 2
+    ]
+    return Match(topics=tuple(said), topic_min=1) if said else Match()
+
+
 def settle(found: Match, low: str) -> Match:
     """What the conditions imply, once all are read. A named chat is more than "a group";
     "weekly" is a recurring event only in a clause about the calendar; a named chat, a group
@@ -825,7 +841,9 @@ def settle(found: Match, low: str) -> Match:
         automated, senders = None, senders | {"automated"}  # "automated alerts": who sends
     event_types, change = found.event_types, found.calendar_change
     if "calendar.created" in event_types and change:  # "invitations, changes and cancellations"
-        event_types = event_types | {"calendar.updated", "calendar.cancelled"}
+        event_types = event_types | {"calendar.updated"}
+        if re.search(CANCELLED, low):
+            event_types = event_types | {"calendar.cancelled"}
         change = False
     return replace(
         found,
@@ -886,6 +904,7 @@ def parse_fragment(
     found, _ = _step(found, starts_within(text, low))
     found, _ = _step(found, names(text, found, topic_phrase, german=german))
     quote = QUOTED.search(whole) is not None
+    found = combine(found, topic_context(notes, found))
     found = combine(found, aside_names(notes, found, quoted=quote, casual=casual))
     if found.topics and found.has_identity():
         # "anything from ARIC about my grants": ARIC writes in Italian; the sender says enough

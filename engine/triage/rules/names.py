@@ -92,4 +92,11 @@ def example_list(inner: str, *, casual: bool = False) -> bool:
     """Whether an aside in parentheses lists examples by name: "(e.g. Substack, Medium)";
     ``casual``: names may be written in lower case ("(github sponsors, open collective)")."""
     listing = re.search(r",|\.\.\.|…|\betc\b|\be\.g\.|\blike\b|\bsuch as\b|\bor\b|\band\b", inner)
-    return bool(listing) and (casual or bool(name_list(inner)))
+    if not listing:
+        return False
+    if casual:
+        return True
+    names = name_list(inner)
+    in_names = {w for n in names for w in words(n)}
+    other = [w for w in words(inner) if w not in in_names and w not in STOP and w not in VOCAB]
+    return bool(names) and len(other) <= 2  # a list, not a sentence about something

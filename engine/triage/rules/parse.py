@@ -79,8 +79,8 @@ def classify_heading(title: str) -> Section | None:
         return ALWAYS
     if re.search(_NOTIFY_WORDS, low) and not re.search(_TITLE_WORDS, low):
         return ALWAYS
-    title = re.search(_TITLE_WORDS, low)
-    if title or (re.search(r"\bnotifications?\b", low) and "rule" not in low):
+    titled = bool(re.search(_TITLE_WORDS, low))
+    if titled or (re.search(r"\bnotifications?\b", low) and "rule" not in low):
         return None
     return CUSTOM
 

@@ -4,7 +4,11 @@
 Usage: python3 validate.py [DIR]   (DIR defaults to this file's directory)
 """
 
-import collections, json, os, re, sys
+import collections
+import json
+import os
+import re
+import sys
 from datetime import datetime
 
 DIR = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
