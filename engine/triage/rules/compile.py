@@ -157,6 +157,7 @@ condition holds and nothing it excludes does)."""
 
 CONDITION_FIELDS = (
     "starts_within",
+    "starts_after",
     "added_today",
     "within",
     "asks",
@@ -230,21 +231,33 @@ class CompiledRule:
         return bool(named) and named <= GENERIC and not scope.has_identity()
 
 
-_NEGATIVE = re.compile(r"\b(never|don'?t|do not|stop|mute|ignore|skip|silence|no)\b", re.I)
-_ONLY_VERB = (
-    r"(?:notify|tell|alert|ping|show|let|send|bother|interrupt)(?:\s+me)?"
-    r"(?:\s+know)?"
+_NEGATIVE = re.compile(
+    r"\b(never|don'?t|do not|stop|mute|ignore|skip|silence|no|nunca|ignora|ignorar|nie|"
+    r"niemals|ignoriere|ignorieren|jamais|ignorer|mai|ignorare|non)\b",
+    re.I,
 )
+_ONLY = r"(?:only|solo|nur|seulement|uniquement|somente|apenas)"
+_ONLY_VERB = (
+    r"(?:notify|tell|alert|ping|show|let|send|bother|interrupt|avisame|avisarme|avisa|"
+    r"notificame|notifica|dime|benachrichtige|benachrichtigen|melde|informiere|previens|"
+    r"signale|notifie|avise|notifique|avvisami|notificami|segnala|segnalami|dimmi)"
+    r"(?:\s+(?:me|moi|mich|mir))?(?:\s+know)?"
+)
+_IF = (
+    r"(?:if|when|that|which|who|where|as long as|si|cuando|que|wenn|falls|die|der|quand|qui|"
+    r"se|quando|che)"
+)
+_ABOUT = r"(?:about|of|for|when|if|de|del|sobre|von|uber|bei|sur|des|du|do|da|di|su|dei)"
 
 
 def _drop_verbs(text: str) -> str:
-    return re.sub(
-        rf"^\s*(?:for\s+)?(?:always\s+|never\s+|please\s+|only\s+)?(?:{_ONLY_VERB}\b)?\s*"
-        r"(?:about\b|of\b|for\b)?\s*",
-        " ",
-        text,
-        flags=re.I,
+    low = fold_keep(text).lower()
+    m = re.match(
+        rf"^\s*(?:for\s+)?(?:always\s+|never\s+|please\s+|{_ONLY}\s+)?(?:{_ONLY_VERB}\b)?\s*"
+        rf"(?:{_ABOUT}\b)?\s*",
+        low,
     )
+    return " " + text[m.end() :] if m else text
 
 
 def _condition(text: str) -> tuple[Match, Match]:
@@ -254,17 +267,23 @@ def _condition(text: str) -> tuple[Match, Match]:
     first, rest = (parts[0], parts[1:]) if parts else ("", [])
     negated = Match()
     neg = re.search(
-        r"(?:,\s*|\s+|\()(?:but\s+)?not\s+(?:from\s+|for\s+|when\s+|about\s+)?"
-        r"(?:it'?s\s+)?(?:an?\s+|the\s+)?(.+)$",
-        first,
+        r"(?:,\s*|\s+|\()(?:but\s+|pero\s+|aber\s+|mais\s+|mas\s+|ma\s+)?"
+        r"(?:not|no|nicht|pas|nao|non)\s+(?:from\s+|for\s+|when\s+|about\s+|de\s+|von\s+)?"
+        r"(?:it'?s\s+)?(?:an?\s+|the\s+|los\s+|las\s+|die\s+|les\s+|os\s+|as\s+|le\s+)?(.+)$",
+        fold_keep(first),
         re.I,
     )
     if neg:
-        negated = parse_fragment(neg.group(1))
+        negated = parse_fragment(first[neg.start(1) :])
         first = first[: neg.start()]
     found = _alternatives(first, Style.of(text), Match())
     for sentence in rest:
-        if re.match(r"^\s*(ignore|skip|not|never|no|don'?t|exclude)\b", sentence, re.I):
+        if re.match(
+            r"^\s*(ignore|skip|not|never|no|don'?t|exclude|ignora|ignorar|ignoriere|ignorer|"
+            r"nicht|nunca|jamais|mai)\b",
+            fold_keep(sentence),
+            re.I,
+        ):
             extra = parse_fragment(re.sub(r"^\s*\w+'?\w*\s+", "", sentence))
             if negated.empty:
                 negated = extra
@@ -272,32 +291,42 @@ def _condition(text: str) -> tuple[Match, Match]:
 
 
 def _split_restrictive(text: str) -> tuple[str, str, bool] | None:
-    """(scope, condition, condition_is_exclusion) for only/unless/except rules."""
+    """(scope, condition, condition_is_exclusion) for only/unless/except rules, in the six
+    languages ("solo avísame de …", "nur wenn …", "sauf …")."""
     body = text.strip(" ,")
-    m = re.match(rf"^(.*?)\bonly\s+{_ONLY_VERB}\s*(?:about|of|for|when|if)?\s*(.*)$", body, re.I)
+    low = fold_keep(body).lower()
+    m = re.match(rf"^(.*?)\b{_ONLY}\s+{_ONLY_VERB}\s*(?:{_ABOUT})?\s*(.*)$", low)
     if m:
-        before, rest = m.group(1), m.group(2)
-        c = re.search(r"\b(?:if|when|that|which|who|where|as long as)\b", rest, re.I)
+        before, rest = body[: m.end(1)], body[m.start(2) :]
+        c = re.search(rf"\b{_IF}\b", low[m.start(2) :])
         if c and not before.strip(" ,:"):
             return rest[: c.start()], rest[c.end() :], False
         return before, rest, False
-    m = re.search(r"\bonly\s+(?:if|when|that|who|where|as long as)\b", body, re.I)
-    if m:
-        return body[: m.start()], body[m.end() :], False
     m = re.search(
-        r"\b(?:nothing|no notifications?|none)\s+(?:except|but|other than)\b|"
-        r"\bexcept(?:\s+for)?\b",
-        body,
-        re.I,
+        rf"\b{_ONLY}\s+(?:if|when|that|who|where|as long as|si|cuando|wenn|falls|quand|se|"
+        r"quando)\b",
+        low,
     )
     if m:
         return body[: m.start()], body[m.end() :], False
-    m = re.search(r"\bunless\b", body, re.I)
+    m = re.search(
+        r"\b(?:nothing|no notifications?|none|nada|nichts|rien|niente)\s+(?:except|but|other "
+        r"than|excepto|salvo|menos|ausser|sauf|exceto|tranne|eccetto)\b|"
+        r"\b(?:except(?:\s+for)?|excepto|salvo|ausser|ausgenommen|sauf|exceto|tranne|eccetto)\b",
+        low,
+    )
+    if m:
+        return body[: m.start()], body[m.end() :], False
+    m = re.search(
+        r"\b(?:unless|a menos que|a no ser que|es sei denn|sauf si|a moins que|a nao ser que|"
+        r"salvo se|a meno che)\b",
+        low,
+    )
     if m:
         scope = body[: m.start()]
         # "ignore X unless Y" keeps X only when Y; "tell me about X unless Y" drops X when Y
-        return scope, body[m.end() :], not _NEGATIVE.search(scope)
-    m = re.search(r"\bonly\b", body, re.I)
+        return scope, body[m.end() :], not _NEGATIVE.search(fold_keep(scope))
+    m = re.search(rf"\b{_ONLY}\b", low)
     if m:
         return body[: m.start()], body[m.end() :], False
     return None
@@ -455,7 +484,7 @@ def _read(label: str, body: str, style: Style) -> Match:
         )
     extra = Match(
         kinds=frozenset() if found.kinds or found.any_of else named.kinds,
-        sender_kinds=named.sender_kinds,
+        sender_kinds=frozenset() if found.has_who() else named.sender_kinds,
         automated=named.automated,
         direct=named.direct,
         sources=sources(fold(label))[0].sources,
@@ -554,8 +583,8 @@ def _custom_rule(rule: Rule, text: str) -> CompiledRule:
     split = _split_restrictive(text)
     if split is None:
         rest, window = find_window(text)
-        action: Action = "drop" if _NEGATIVE.search(rest) else "notify"
-        scope = parse_fragment(_drop_verbs(re.sub(_NEGATIVE, " ", rest)))
+        action: Action = "drop" if _NEGATIVE.search(fold_keep(rest)) else "notify"
+        scope = parse_fragment(_drop_verbs(_NEGATIVE.sub(" ", rest)))
         problem = _problem(rule.text, scope)
         return CompiledRule(
             rule, scope, action, window=window, understood=problem is None, problem=problem
@@ -563,7 +592,7 @@ def _custom_rule(rule: Rule, text: str) -> CompiledRule:
     scope_text, cond_text, exclusion = split
     scope_text, window = find_window(scope_text)
     cond_text, cond_window = find_window(cond_text)
-    scope = parse_fragment(_drop_verbs(re.sub(_NEGATIVE, " ", scope_text)))
+    scope = parse_fragment(_drop_verbs(_NEGATIVE.sub(" ", scope_text)))
     condition, negated = _condition(_drop_verbs(cond_text))
     if cond_window is not None:
         condition = replace(condition, within=cond_window)

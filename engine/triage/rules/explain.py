@@ -235,6 +235,8 @@ def describe(m: Match) -> str:
     asks = [w for w, on in (("asking you something", m.asks), ("time-sensitive", m.urgent)) if on]
     if asks:
         parts.append(_either(asks))
+    if m.asks is False:
+        parts.append("not asking you anything")
     if m.subject_phrases:
         parts.append(f"with {_either([f'“{p}”' for p in m.subject_phrases])} in the subject")
     if m.topics and m.topic_min == 1 and len(m.topics) > 1:
@@ -247,6 +249,8 @@ def describe(m: Match) -> str:
         parts.append("added today")
     if m.starts_within is not None:
         parts.append(f"starting within {_duration(m.starts_within)}")
+    if m.starts_after is not None:
+        parts.append(f"starting more than {_duration(m.starts_after)} from now")
     if m.recurring is True:
         parts.append("that recur")
     if m.in_person:

@@ -302,6 +302,18 @@ def _bare_noun_without_owner(low: str, start: int, word: str) -> bool:
     return bool(prev) and prev[0] not in CONNECTORS and prev[0] not in STOP
 
 
+def _negated(low: str, start: int) -> bool:
+    """ "emails that don't need a reply": the words just before deny it."""
+    before = " ".join(low[:start].split()[-3:])
+    return bool(
+        re.search(
+            r"\b(?:don'?t|doesn'?t|do not|does not|not|no|never|without|nothing|no need|"
+            r"sin|ohne|keine?|nicht|sans|pas|ne|sem|nao|senza|non)\b",
+            before,
+        )
+    )
+
+
 def _not_a_sender(text: str, low: str, start: int, end: int) -> bool:
     """ "8 personnes" counts people; "in person" is a place; in "people from Kessler" and
     "Kessler people" the sender is Kessler: none of them says a person writes."""
@@ -325,6 +337,7 @@ def kind_words(text: str, german: bool | None = None) -> Extracted:
     for entry in KIND_WORDS:
         low, origin = fold_with_map(text)
         spans: list[tuple[int, int]] = []
+        spans_low: list[int] = []
         in_who = False
         for m in entry.pattern.finditer(low):
             if not m.group(0).strip():
@@ -337,6 +350,7 @@ def kind_words(text: str, german: bool | None = None) -> Extracted:
             if "person" in entry.kinds and _not_a_sender(text, low, start, end):
                 continue
             spans.append((start, end))
+            spans_low.append(m.start())
             in_who = in_who or any(a <= start < b for a, b in who)
         if not spans:
             continue
@@ -349,7 +363,7 @@ def kind_words(text: str, german: bool | None = None) -> Extracted:
         elif entry.role == "auto":
             automated = True
         elif entry.role == "asks":
-            asks = True
+            asks = not _negated(low, spans_low[0])
         elif entry.role == "urgent":
             urgent = True
         else:
@@ -370,7 +384,7 @@ def kind_words(text: str, german: bool | None = None) -> Extracted:
 # 3. keywords (read from folded text, which they leave as it is) -----------------------------
 
 
-AMBIGUOUS_SOURCES = re.compile(r"(?<![\w-])(Correos|Correios|Posta)(?![\w-])")
+AMBIGUOUS_SOURCES = re.compile(r"(?<=\S)(\s+)(?:Correos|Correios|Posta)(?![\w-])")
 """Source words that are also a company's name when capitalised (the Spanish and Brazilian
 postal services)."""
 
@@ -382,7 +396,15 @@ def sources(low: str) -> Extracted:
 
 
 def without_companies(text: str) -> str:
+    """The text without "Correos" the company (capitalised, not at the start)."""
     return AMBIGUOUS_SOURCES.sub(" ", text)
+
+
+def at_start_lower(text: str) -> str:
+    """ "Correos de mi jefa …": at the start of a line the word is the source, not the
+    company."""
+    m = re.match(r"^(\s*)(Correos|Correios)\b", text)
+    return f"{m.group(1)}{m.group(2).lower()}{text[m.end() :]}" if m else text
 
 
 def event_kinds(low: str) -> Extracted:
@@ -463,11 +485,24 @@ CHANGES = (
 )
 
 
+MEETING_WORDS = (
+    r"\b(calendar|meetings?|events?|appointments?|reuniones|citas|eventos|termine|"
+    r"besprechungen|reunions|rendez-vous|evenements|reunioes|compromissos|riunioni|"
+    r"appuntamenti|eventi)\b"
+)
+
+
+def _qualifies(found: Match, low: str) -> bool:
+    """ "check-in reminders", "webinar invitations": with a kind named and no meeting, a
+    calendar word only qualifies that kind of e-mail."""
+    return bool(found.kinds - {"booking"}) and not re.search(MEETING_WORDS, low)
+
+
 def calendar_changes(low: str, found: Match = NOTHING) -> Extracted:
     """Cancelled or moved events; cancelled alone is also a kind of event. Not when the
     clause is about another kind of thing ("flight cancellations"); "changes" only when it
     is about the calendar."""
-    calendar = "calendar" in found.sources
+    calendar = "calendar" in found.sources and not _qualifies(found, low)
     if found.kinds and not calendar:
         return Match(), low
     cancelled = bool(re.search(CANCELLED, low))
@@ -619,8 +654,9 @@ def about(text: str) -> Extracted:
     if people and not other:
         return Match(names=tuple(people)), text
     as_kinds, left = kind_words(phrase)
-    if as_kinds.kinds and not _topic_words(left):
-        return Match(kinds=as_kinds.kinds), text.replace(phrase, " ")  # "sobre paquetes"
+    if as_kinds.kinds and len(_topic_words(left)) * 2 <= len(_topic_words(phrase)):
+        # "sobre paquetes", "about unusual transactions or failed payments": kinds
+        return Match(kinds=as_kinds.kinds), text.replace(phrase, " ")
     topics = _topic_words(phrase)
     listed = re.search(r",|\b(?:or|o|ou|oder|ni|nor)\b", fold(phrase))
     found = Match(topics=topics, topic_min=1 if listed else 2) if topics else Match()
@@ -661,17 +697,43 @@ def starts_within(text: str, low: str) -> Extracted:
         return Match(), text
     count, unit = m.group(1).lower(), m.group(2).lower()
     n = NUMBER_WORDS.get(count) or int(count)
+    return Match(starts_within=n * _unit(unit)), text
+
+
+FAR = re.compile(
+    r"\b(?:(?:more than|over|at least|later than|further than)\s+(\w+)\s+" + UNITS + r"\s+"
+    r"(?:away|ahead|out|from now|later|in advance|off)"
+    r"|(?:starting|that start|in)\s+more than\s+(\w+)\s+" + UNITS + r""
+    r"|a mas de\s+(\w+)\s+" + UNITS + r""
+    r"|mehr als\s+(\w+)\s+" + UNITS + r"\s+(?:entfernt|im voraus|spater)"
+    r"|(?:a|dans) plus de\s+(\w+)\s+" + UNITS + r""
+    r"|(?:a|daqui a) mais de\s+(\w+)\s+" + UNITS + r""
+    r"|(?:a|tra) piu di\s+(\w+)\s+" + UNITS + r")",
+    re.I,
+)
+
+
+def far_ahead(text: str) -> Extracted:
+    """ "invites for events more than a week away": events that start later than that."""
+    m = FAR.search(fold(text))
+    if not m:
+        return Match(), text
+    groups = [g for g in m.groups() if g]
+    count, unit = groups[0].lower(), groups[1].lower()
+    n = NUMBER_WORDS.get(count) or (int(count) if count.isdigit() else None)
+    if n is None:
+        return Match(), text
+    return Match(starts_after=n * _unit(unit)), text[: m.start()] + " " + text[m.end() :]
+
+
+def _unit(unit: str) -> timedelta:
     if unit.startswith("m"):
-        step = timedelta(minutes=1)
-    elif unit.startswith(("h", "s")) and not unit.startswith(("sem", "sett")):
-        step = timedelta(hours=1)
-    elif unit.startswith(("w", "sem", "sett")):
-        step = timedelta(weeks=1)
-    elif unit.startswith("o"):  # ore
-        step = timedelta(hours=1)
-    else:
-        step = timedelta(days=1)
-    return Match(starts_within=n * step), text
+        return timedelta(minutes=1)
+    if unit.startswith(("w", "sem", "sett", "woch")):
+        return timedelta(weeks=1)
+    if unit.startswith(("h", "s", "o")):  # hours, horas/heures, stunden, ore
+        return timedelta(hours=1)
+    return timedelta(days=1)
 
 
 def _who_spans(text: str) -> list[tuple[int, int]]:
@@ -817,7 +879,16 @@ def settle(found: Match, low: str) -> Match:
     if found.sender_kinds & {"automated", "bot"} and re.search(r"\bbots?\b", low):
         names = tuple(n for n in names if not re.search(r"bot\b", fold(n)))
     group = None if found.group and found.chats else found.group
-    calendar = "calendar" in found.sources or found.starts_within is not None
+    sources_said, event_types_said = set(found.sources), found.event_types
+    if _qualifies(found, low):  # "check-in reminders", "webinar invitations": e-mails
+        sources_said.discard("calendar")
+        event_types_said = frozenset()
+    found = replace(found, sources=frozenset(sources_said), event_types=event_types_said)
+    calendar = (
+        "calendar" in found.sources
+        or found.starts_within is not None
+        or found.starts_after is not None
+    )
     is_recurring = found.recurring if calendar else None
     kept = set(found.sources)
     if found.chats:
@@ -882,13 +953,14 @@ def parse_fragment(
 
     ``german`` and ``casual`` (all lower case) describe the whole line, which a clause alone
     may not show; ``context`` is what the line's label already says (its kinds)."""
-    whole = raw.strip()
+    whole = at_start_lower(raw.strip())
     german = is_german(whole) if german is None else german
     casual = whole == whole.lower() if casual is None else casual
     found, text = Match(), whole
     for literal in (quoted, recipients, addresses, domains):
         found, text = _step(found, literal(text))
     notes, text = asides(text)
+    found, text = _step(found, far_ahead(text))
     found, text = _step(found, wanting(text))
     for phrase in (subject_in_capitals, named_chat):
         found, text = _step(found, phrase(text))

@@ -69,6 +69,7 @@ class Match:
     event_types: frozenset[str] = frozenset()
     added_today: bool = False
     starts_within: timedelta | None = None
+    starts_after: timedelta | None = None  # "more than a week away"
     calendar_change: bool = False  # cancelled or moved
     recurring: bool | None = None
     in_person: bool | None = None
@@ -176,10 +177,14 @@ class Match:
             return False
         if self.automated is not None and kinds.has("automated") != self.automated:
             return False
+        if self.asks is False and not kinds.has("person"):
+            return False  # "emails that need no reply": a person's FYI, not a system's notice
         if (self.asks is not None or self.urgent is not None) and kinds.has("person"):
             # only a person's message is read for questions; a system's is taken as it is
             wanted = [k for k, on in (("asks", self.asks), ("urgent", self.urgent)) if on]
             if wanted and not any(kinds.has(k) for k in wanted):
+                return False
+            if self.asks is False and kinds.has("asks"):
                 return False
         return True
 
@@ -209,6 +214,7 @@ class Match:
         needs = (
             self.added_today
             or self.starts_within is not None
+            or self.starts_after is not None
             or self.calendar_change
             or self.recurring is not None
             or self.in_person is not None
@@ -227,6 +233,10 @@ class Match:
             return False
         if self.starts_within is not None and (
             cal.start is None or not (now <= cal.start <= now + self.starts_within)
+        ):
+            return False
+        if self.starts_after is not None and (
+            cal.start is None or cal.start <= now + self.starts_after
         ):
             return False
         if self.calendar_change and not (

@@ -388,6 +388,10 @@ STOP = {
     "notices", "notice", "mitteilungen", "mitteilung", "courriers",
     "courrier", "letters", "letter", "notificacoes", "avvisi", "comunicazioni", "comunicados",
     "emails", "mails", "correos", "e-mails", "update", "schreiben", "phd",
+    # group and calendar words, which a rule capitalises at its start in every language
+    "grupo", "grupos", "gruppe", "gruppen", "groupe", "groupes", "gruppo", "gruppi",
+    "invitaciones", "einladungen", "convites", "inviti", "recordatorios", "erinnerungen",
+    "rappels", "lembretes", "promemoria", "cambios", "changes", "benachrichtigungen",
 }  # fmt: skip
 
 ROLE_WORDS = {
