@@ -481,6 +481,7 @@ DEV = Cues(
         r"renovate",
         r"bump [\w@/.-]+ from",
         r"deploy(?:ment)? (?:failed|succeeded|#?\d)",
+        r"failed (?:\w+ )?deployment",
         r"successfully published [\w.-]+@",
     ),
     anywhere=_rx(

@@ -525,10 +525,14 @@ def brand_name(s: Sender, name: str) -> bool:
     if not in_domain:
         return False
     parts = [p for p in re.split(r"[._\-+0-9]+", s.local) if p]
+    service = bool(AUTOMATED_LOCAL.match(s.local) or ROLE_LOCAL.match(s.local))
+    personal = [] if service else [t for t in tokens if t in parts and t not in s.registered]
+    if s.registered in tokens and not personal:
+        return True  # "Uber Eats" <uber@uber.com>, "Google Calendar" <…@google.com>
     single = len(tokens) == 1 and len(parts) == 1 and parts[0] in in_domain  # temu@temuemail
     if name_in_address(name, s.local) and not single:
         return False  # h.marchand@marchand-avocats.fr: a person at their own firm
-    return not [t for t in tokens if t in parts and t not in s.registered]
+    return not personal
 
 
 def lookalike(s: Sender) -> str | None:
@@ -540,11 +544,15 @@ def lookalike(s: Sender) -> str | None:
     if not brand or not reg:
         return None
     parts = [p for p in reg.split("-") if p]
-    if len(parts) > 1 and any(b in parts for b in brand):
+    if len(parts) > 1 and any(b in parts for b in brand) and not looks_like_person_name(s.name):
         extra = [p for p in parts if p not in brand and p not in words(s.name)]
         if extra:
             return f"look-alike domain {s.domain} for {s.name}"
-    elif not any(b in reg for b in brand) and any(b in s.local for b in brand):
+    elif (
+        not looks_like_person_name(s.name)
+        and not any(b in reg for b in brand)
+        and any(b in s.local for b in brand)
+    ):
         return f"{s.name} writing from an unrelated domain {s.domain}"
     if parts and parts[0] in FREE_MAIL and len(parts) > 1:
         return f"look-alike webmail domain {s.domain}"
