@@ -67,6 +67,7 @@ INLINE_EXCLUSIONS = (
     rf"\((?:[^()]*,\s*)?{_NOT}\s+(?P<x>[^()]+)\)",
     rf",\s*{_NOT}\s+(?P<x>[^,;.()]+)",
     r"\b(?:that|which|who) (?:are|is) not (?P<x>[^,;.()]+)",
+    r"\b(?:that|which|who) (?:isn'?t|aren'?t) (?:an? )?(?P<x>[^,;.()]+)",
     r"\b(?:unless|except(?: for)?|excepto|salvo|menos|a menos que|a no ser que|ausser|"
     r"ausgenommen|es sei denn|sauf|a moins que|exceto|a nao ser que|salvo se|tranne|eccetto|"
     r"a meno che)\s+(?P<x>[^;.()]+)",

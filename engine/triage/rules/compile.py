@@ -49,7 +49,9 @@ _AND = r"(?:and|to|until|till|y|a|und|bis|et|e|alle|-|–)"
 _ART = r"(?:las\s+|les\s+|le\s+|den\s+|as\s+|os\s+|l')?"
 WINDOW = re.compile(
     rf"\b(?:between|from|entre|zwischen|von|de|dalle|tra|dalle ore)\s+{_ART}{CLOCK}\s*{_AND}\s*"
-    rf"{_ART}{CLOCK}",
+    rf"{_ART}{CLOCK}"
+    r"|\b(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|h)?\s*[-–]\s*(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|h)?"
+    r"(?![\d%/.-])",
     re.I,
 )
 AFTER = re.compile(
@@ -91,6 +93,13 @@ def _clock(hour: str, minute: str | None, suffix: str | None) -> time:
     return time(h % 24, min(m, 59))
 
 
+def _hours(m: re.Match[str]) -> bool:
+    """ "9-17" is a range of hours only when both ends are hours of the day."""
+    if m.group(1):
+        return True
+    return int(m.group(7)) <= 24 and int(m.group(10)) <= 24
+
+
 def _cut(text: str, pattern: re.Pattern[str]) -> tuple[str, re.Match[str] | None]:
     """Remove every match of ``pattern`` (which reads the text without accents) from the
     text as written; also returns the first match."""
@@ -124,8 +133,9 @@ def find_window(text: str) -> tuple[str, Window | None]:
     text = re.sub(r"\(\s*(?:and|,|\s)*\)", " ", text)
     start = end = None
     plain = fold_keep(text)
-    if m := WINDOW.search(plain):
-        start, end = _clock(*m.group(1, 2, 3)), _clock(*m.group(4, 5, 6))
+    if (m := WINDOW.search(plain)) and _hours(m):
+        groups = m.groups()[:6] if m.group(1) else m.groups()[6:]
+        start, end = _clock(*groups[:3]), _clock(*groups[3:])
         text = text[: m.start()] + " " + text[m.end() :]
     elif (m := AFTER.search(plain)) and not re.search(r"\bstart", plain[: m.start()], re.I):
         start, end = _clock(*m.group(1, 2, 3)), time(0, 0)
@@ -355,6 +365,31 @@ PLACE = re.compile(
 )
 
 
+ANYONE = re.compile(
+    r"^(?:anyone|anybody|everyone|any sender|whoever|cualquiera|todos|jeder|jedem|allen|"
+    r"n'importe qui|tout le monde|qualquer um|todos|chiunque|tutti)\b",
+    re.I,
+)
+
+
+FROM = re.compile(r"\b(?:from|von|vom)\s+(.+)$", re.I)
+
+
+def _unread_sender(text: str) -> str | None:
+    """What a line says after "from" when nothing in it names a sender ("from unknown
+    numbers"), or None."""
+    for m in FROM.finditer(text):
+        seg = re.split(
+            r"[.;:!?(—–]|\s(?:about|sobre|that|which|who|unless|except|only)\s", m.group(1)
+        )[0]
+        seg = seg.strip(" ,")
+        found = parse_fragment(seg)
+        content = [w for w in words(seg) if w not in STOP and w not in VOCAB and len(w) > 2]
+        if content and not ANYONE.match(seg) and not (found.has_who() or found.kinds):
+            return seg
+    return None
+
+
 def _problem(rule_text: str, scope: Match, *conditions: Match) -> str | None:
     """Why a line cannot be applied as written, or None."""
     low = fold(rule_text)
@@ -368,6 +403,9 @@ def _problem(rule_text: str, scope: Match, *conditions: Match) -> str | None:
     identity = scope.has_identity() or any(c.has_identity() for c in conditions)
     if role and not identity:
         return f"who is \u201cmy {role.group(1)}\u201d? Add their name or e-mail address"
+    unread = _unread_sender(rule_text)
+    if unread and not scope.has_who() and not scope.kinds and not scope.any_of:
+        return f"who is \u201c{unread}\u201d? Name them or their address"
     if not scope.says_something and not any(c.says_something for c in conditions):
         return "I can't tell which events this line is about"
     return None
@@ -418,11 +456,47 @@ def _take_who(piece: str) -> str:
     return cut[0]
 
 
+CONDITIONS = (
+    "mentions_me",
+    "asks",
+    "urgent",
+    "starts_within",
+    "starts_after",
+    "in_person",
+    "video",
+    "added_today",
+    "calendar_change",
+    "min_people",
+    "max_people",
+    "direct",
+    "group",
+)
+_OR = re.compile(r"\s+(?:or|o|ou|oder)\s+", re.I)
+
+
+def _either_condition(text: str, style: Style, context: Match) -> Match | None:
+    """ "when someone mentions me or asks a question": conditions joined by "or" are
+    alternatives (a Match is otherwise a conjunction)."""
+    pieces = [p for p in _OR.split(text) if p.strip()]
+    if len(pieces) < 2:
+        return None
+    read = [
+        parse_fragment(p, german=style.german, casual=style.casual, context=context) for p in pieces
+    ]
+    said = [frozenset(f for f in CONDITIONS if getattr(m, f) not in (None, False)) for m in read]
+    if not all(said) or len(set(said)) < len(said):
+        return None
+    return Match(any_of=tuple(read))
+
+
 def _alternatives(text: str, style: Style, context: Match) -> Match | None:
     """A list whose items name different things and different senders: "flight changes and
     messages from Nina", "vulnerability reports from a person, and security advisories".
     A "from …" at the end of a list is said of every item ("builds and comments from
     GitHub"), so it does not split it."""
+    either = _either_condition(text, style, context)
+    if either is not None:
+        return either
     pieces = _top_level(text)
     if len(pieces) < 2:
         return None

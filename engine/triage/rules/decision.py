@@ -31,6 +31,11 @@ OTHERWISE: Final = (
     r"(?:otherwise|else|for anything (?:later|else|other)|for (?:the )?(?:rest|others)|"
     r"de lo contrario|si no|sonst|ansonsten|sinon|caso contrario|senao|altrimenti)"
 )
+RESTRICTIVE: Final = (
+    r"\b(?:only|unless|except|solo|salvo|excepto|a menos que|nur|ausser|es sei denn|seulement|"
+    r"uniquement|sauf|a moins que|somente|apenas|exceto|a nao ser que|tranne|eccetto|"
+    r"a meno che)\b"
+)
 ONLY_IF: Final = (
     r"only (?:if|when)|solo (?:si|cuando)|nur wenn|seulement si|uniquement si|somente se|"
     r"apenas se|so se|solo se"
@@ -92,6 +97,8 @@ def read_decision(text: str) -> tuple[str, Decision | None]:
             head, rest = text[: m.start()].rstrip(" .;,"), rest.strip().lstrip(".;, ")
             return (f"{head}. {rest}" if rest else head), decision
     low, _ = fold_with_map(text)
+    if re.search(RESTRICTIVE, low) and re.match(rf"^\s*(?:please\s+)?(?:{NEG}|{POS})\b", low):
+        return text, Decision(CUSTOM)  # "Notify me about invoices only if they are overdue"
     never = re.match(rf"^\s*(?:please\s+)?(?:{NEG})\b", low, re.I)
     if never:
         return _strip_lead(text, never.end()), Decision(NEVER)

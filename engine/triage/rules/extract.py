@@ -247,9 +247,26 @@ def domains(text: str) -> Extracted:
     return Match(domains=found), DOMAIN.sub(" ", text)
 
 
+ROLE_ASIDE = re.compile(
+    r"\b((?:my|mi|mis|meine[nr]?|mes|mon|ma|meus|minhas?|meu|miei|mie|mio|mia)\s+\w+)\s*"
+    r"\(([^()]*)\)",
+    re.I,
+)
+
+
 def asides(text: str) -> tuple[tuple[str, ...], str]:
-    """What is said in parentheses, taken out to be read last (``aside_names``)."""
+    """What is said in parentheses, taken out to be read last (``aside_names``). Names
+    given for a role ("my kids (Leo and Mia)") stay in the text, where they are read as
+    senders."""
+    text = ROLE_ASIDE.sub(_role_names, text)
     return tuple(PARENS.findall(text)), PARENS.sub(" ", text)
+
+
+def _role_names(m: re.Match[str]) -> str:
+    inner = m.group(2)
+    if fold(m.group(1).split()[-1]) in ROLE_WORDS and name_list(inner) and "saved" not in inner:
+        return f"{m.group(1)} {inner}"
+    return m.group(0)
 
 
 RELATIVE = re.compile(
