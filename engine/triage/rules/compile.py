@@ -38,7 +38,15 @@ from engine.events import Event
 from engine.triage.classifier import GENERIC, Classification, fold, words
 from engine.triage.rules.clauses import Parts, sentences, take_apart
 from engine.triage.rules.decision import Decision, read_decision
-from engine.triage.rules.extract import QUOTED, _who_segments, combine, parse_fragment, sources
+from engine.triage.rules.extract import (
+    QUOTED,
+    _who_segments,
+    about_phrase,
+    combine,
+    parse_fragment,
+    sources,
+)
+from engine.triage.rules.kindwords import is_kind_word
 from engine.triage.rules.match import Match, Window
 from engine.triage.rules.names import VOCAB, is_german
 from engine.triage.rules.parse import ALWAYS, CUSTOM, NEVER, Rule, Section, parse_rules
@@ -443,12 +451,24 @@ def _top_level(text: str) -> list[str]:
     return [p for p in (q.strip() for q in pieces) if p]
 
 
+GENERIC_HEADS = frozenset(
+    {
+        "messages", "message", "emails", "email", "mails", "mail", "texts", "anything",
+        "things", "stuff", "notifications", "mensajes", "correos", "nachrichten", "mensagens", "messaggi", "any", "all", "the", "a", "an", "los", "las",
+        "les", "die", "os", "as", "gli", "le", "whatsapps", "e", "whatsapp",
+        "avisos", "notificaciones", "notices", "alerts", "meldungen", "benachrichtigungen",
+        "avisi", "notifiche", "notificacoes", "updates", "mitteilungen", "courriers",
+    }
+)  # fmt: skip
+"""Words a line uses for "whatever they send": "messages from Nina" names only a sender."""
+
+
 def _who_only(piece: str, found: Match) -> bool:
     """ "messages from Nina": it names who, and nothing else but generic words."""
     if not found.has_who() or found.kinds or found.topics:
         return False
     rest = re.sub(r"\([^()]*\)", " ", _take_who(piece))
-    return not [w for w in words(rest) if w not in STOP and w not in VOCAB and len(w) > 2]
+    return all(w in GENERIC_HEADS or is_kind_word(w, fold) for w in words(rest))
 
 
 def _take_who(piece: str) -> str:
@@ -478,12 +498,18 @@ def _either_condition(text: str, style: Style, context: Match) -> Match | None:
     """ "when someone mentions me or asks a question": conditions joined by "or" are
     alternatives (a Match is otherwise a conjunction)."""
     pieces = [p for p in _OR.split(text) if p.strip()]
-    if len(pieces) < 2:
-        return None
+    phrase = about_phrase(text)
+    if len(pieces) < 2 or (phrase and _OR.search(phrase)):
+        return None  # "about shifts, sick days or a missing delivery": one topic list
     read = [
         parse_fragment(p, german=style.german, casual=style.casual, context=context) for p in pieces
     ]
-    said = [frozenset(f for f in CONDITIONS if getattr(m, f) not in (None, False)) for m in read]
+    said = [
+        frozenset(f for f in CONDITIONS if getattr(m, f) not in (None, False))
+        | ({"topics"} if m.topics else set())
+        | ({"kinds"} if m.kinds else set())
+        for m in read
+    ]
     if not all(said) or len(set(said)) < len(said):
         return None
     return Match(any_of=tuple(read))
@@ -561,7 +587,7 @@ def _read(label: str, body: str, style: Style) -> Match:
         sender_kinds=frozenset() if found.has_who() else named.sender_kinds,
         automated=named.automated,
         direct=named.direct,
-        sources=sources(fold(label))[0].sources,
+        sources=sources(fold(label))[0].sources - {"calendar"},
         chats=named.chats,
         domains=named.domains,
         addresses=named.addresses,

@@ -59,7 +59,7 @@ ABOUT = re.compile(
     r"sobre|uber|betreffend|concernant|a respeito de|riguardo a?)\s+|"
     r"(?:a propos|au sujet) d(?:'|e\s+|u\s+|es\s+))(.+?)"
     r"(?=$|[.;:!?]|\bonly\b|\bif\b|\bwhen\b|\bunless\b|\bfrom\b|\bnot\b|,\s*"
-    r"(?:always|never|tell|notify|whoever|even))",
+    r"(?:always|never|tell|notify|whoever|even|or|and|o|y|ou|et|oder|und|e)\b)",
     re.I,
 )
 SENDER_PREP = re.compile(
@@ -254,12 +254,27 @@ ROLE_ASIDE = re.compile(
 )
 
 
+FROM_ASIDE = re.compile(
+    r"\b((?:from|de|von|vom|du|des|do|da|di|del|dal)\s+(?:the\s+|la\s+|el\s+|le\s+|der\s+|"
+    r"dem\s+|o\s+|a\s+|il\s+|l')?[^\W\d][\w'-]*(?:\s+[^\W\d][\w'-]*){0,3})\s*\(([^()]*)\)",
+    re.I,
+)
+
+
 def asides(text: str) -> tuple[tuple[str, ...], str]:
     """What is said in parentheses, taken out to be read last (``aside_names``). Names
-    given for a role ("my kids (Leo and Mia)") stay in the text, where they are read as
-    senders."""
+    given for a role ("my kids (Leo and Mia)") or for a sender ("from the external lab
+    (Vetlab, IDEXX)") stay in the text, where they are read as senders."""
     text = ROLE_ASIDE.sub(_role_names, text)
+    text = FROM_ASIDE.sub(_sender_names, text)
     return tuple(PARENS.findall(text)), PARENS.sub(" ", text)
+
+
+def _sender_names(m: re.Match[str]) -> str:
+    inner = m.group(2)
+    if example_list(inner) and not re.search(r"\b(?:e\.g|like|such as|etc|not|no|pas)\b", inner):
+        return f"{m.group(1)} {inner}"
+    return m.group(0)
 
 
 def _role_names(m: re.Match[str]) -> str:
@@ -270,9 +285,11 @@ def _role_names(m: re.Match[str]) -> str:
 
 
 RELATIVE = re.compile(
-    r"\b(?:who|que|die|qui|che)\s+(?:want|wants|wish|wishes|quieren|quiere|desean|wollen|"
+    r"\b(?:(?:who|que|die|qui|che)\s+(?:want|wants|wish|wishes|quieren|quiere|desean|wollen|"
     r"mochten|mochte|veulent|veut|souhaitent|querem|quer|desejam|vogliono|vuole|desiderano)"
-    r"\s+(?:to\s+)?(.+)$",
+    r"\s+(?:to\s+)?|(?:telling|informing|warning) me (?:that |about )?|saying (?:that )?|"
+    r"(?:diciendome|avisandome) (?:que )?|(?:m'informant|me disant) (?:que )?|"
+    r"(?:me avisando|me dizendo) (?:que )?|(?:dicendomi|avvisandomi) (?:che )?)(.+)$",
     re.I,
 )
 
@@ -337,6 +354,12 @@ def _not_a_sender(text: str, low: str, start: int, end: int) -> bool:
     before = low[:start].rstrip()
     if re.search(r"(?:\d|\+|\bin|\bin-|\ben|\bdi|\bvor)$", before):
         return True
+    if re.search(
+        r"\b(?:for|para|pour|fur|per|to|a|an)(?:\s+(?:my|mis|mi|meine[nr]?|mes|meus|miei|our|"
+        r"the|los|las|les|die))?$",
+        before,
+    ):
+        return True  # "results for my patients": whom it is about, not who writes
     after = text[end:]
     if re.match(r"\s+(?:from|at|of|de|del|von|vom|du|des|do|da|di)\s+(?:the\s+)?[A-Z0-9@]", after):
         return True
@@ -540,7 +563,8 @@ def recurring(low: str) -> Extracted:
 
 
 def place(low: str) -> Extracted:
-    """In-person events, or video calls (in person wins when both are said)."""
+    """In-person events, or video calls (in person wins when both are said). With another
+    kind named and no meeting ("online booking confirmations") ``settle`` drops them."""
     in_person = re.search(
         r"\b(in[- ]person|physical(ly)?|on[- ]site|face[- ]to[- ]face|real location|a location|"
         r"presencial(es)?|en persona|vor ort|en personne|sur place|di persona)\b",
@@ -900,6 +924,7 @@ def settle(found: Match, low: str) -> Match:
     if _qualifies(found, low):  # "check-in reminders", "webinar invitations": e-mails
         sources_said.discard("calendar")
         event_types_said = frozenset()
+        found = replace(found, video=None, in_person=None)
     found = replace(found, sources=frozenset(sources_said), event_types=event_types_said)
     calendar = (
         "calendar" in found.sources

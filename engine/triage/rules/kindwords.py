@@ -45,6 +45,7 @@ KIND_WORDS: list[KindWord] = [
         r"declined (?:credit )?cards?",
         r"(?:overdue|unpaid|past[- ]due) (?:invoices?|bills?|payments?|rent)",
         r"dunning",
+        r"(?:refus\w*|reject\w*|declin\w*) (?:a |the |my )?(?:payments?|charges?|cards?)",
         r"overdue",
         r"non-?payment",
         r"(?:about|going) to (?:lapse|expire|be suspended)",
