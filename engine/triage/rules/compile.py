@@ -454,7 +454,8 @@ def _top_level(text: str) -> list[str]:
 GENERIC_HEADS = frozenset(
     {
         "messages", "message", "emails", "email", "mails", "mail", "texts", "anything",
-        "things", "stuff", "notifications", "mensajes", "correos", "nachrichten", "mensagens", "messaggi", "any", "all", "the", "a", "an", "los", "las",
+        "things", "stuff", "notifications", "mensajes", "correos", "nachrichten", "mensagens",
+        "messaggi", "any", "all", "the", "a", "an", "los", "las",
         "les", "die", "os", "as", "gli", "le", "whatsapps", "e", "whatsapp",
         "avisos", "notificaciones", "notices", "alerts", "meldungen", "benachrichtigungen",
         "avisi", "notifiche", "notificacoes", "updates", "mitteilungen", "courriers",

@@ -355,7 +355,7 @@ def _not_a_sender(text: str, low: str, start: int, end: int) -> bool:
     if re.search(r"(?:\d|\+|\bin|\bin-|\ben|\bdi|\bvor)$", before):
         return True
     if re.search(
-        r"\b(?:for|para|pour|fur|per|to|a|an)(?:\s+(?:my|mis|mi|meine[nr]?|mes|meus|miei|our|"
+        r"\b(?:for|para|pour|fur|per|to)(?:\s+(?:my|mis|mi|meine[nr]?|mes|meus|miei|our|"
         r"the|los|las|les|die))?$",
         before,
     ):
