@@ -111,7 +111,8 @@ async def test_a_confirmation_that_omits_the_change_gets_it_added(engine, model,
     model.add(reply("Okay."))
     answer = await engine.hub.send("Stop telling me about emails from Sven Larsen")
     assert answer.content == (
-        "Okay.\n\n(Done: added under Never notify: - Emails from Sven Larsen.)"
+        "Okay.\n\n(Done: added under Never notify: - Emails from Sven Larsen (read as "
+        "\u201cNever notify: emails from Sven Larsen\u201d).)"
     )
     assert model.calls[0]["schema"]["properties"]["action"] == {"const": "reply"}
     assert len(model.calls[0]["messages"]) == 4  # system, the request, the change, its result
