@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import fields, replace
+from functools import lru_cache
 from datetime import timedelta
 from typing import Any
 
@@ -163,11 +164,18 @@ CONNECTORS = {
 }
 
 
+MATCH_FIELDS = fields(Match)
+
+
 def combine(found: Match, more: Match) -> Match:
     """Conditions of two extractors together: sets are joined, lists appended, and a value
     ``more`` sets (a flag, a number) replaces ``found``'s default."""
+    if more == NOTHING:
+        return found
+    if found == NOTHING:
+        return more
     changes: dict[str, Any] = {}
-    for f in fields(Match):
+    for f in MATCH_FIELDS:
         mine, theirs = getattr(found, f.name), getattr(more, f.name)
         if isinstance(mine, frozenset):
             changes[f.name] = mine | theirs
@@ -374,8 +382,10 @@ def kind_words(text: str, german: bool | None = None) -> Extracted:
     senders: set[str] = set()
     asks = urgent = direct = automated = None
     who = _who_spans(text)
+    low, origin = fold_with_map(text)
     for entry in KIND_WORDS:
-        low, origin = fold_with_map(text)
+        if not entry.pattern.search(low):
+            continue
         spans: list[tuple[int, int]] = []
         spans_low: list[int] = []
         in_who = False
@@ -410,6 +420,7 @@ def kind_words(text: str, german: bool | None = None) -> Extracted:
             direct = True
         for start, end in reversed(spans):
             text = text[:start] + " " * (end - start) + text[end:]
+        low, origin = fold_with_map(text)
     found = Match(
         kinds=frozenset(kinds),
         sender_kinds=frozenset(senders),
@@ -981,6 +992,7 @@ def _step(found: Match, extracted: Extracted) -> Extracted:
     return combine(found, more), text
 
 
+@lru_cache(maxsize=4096)
 def parse_fragment(
     raw: str,
     *,
