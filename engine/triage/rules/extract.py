@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import fields, replace
-from functools import lru_cache
 from datetime import timedelta
+from functools import lru_cache
 from typing import Any
 
 from engine.triage.classifier import fold, words
