@@ -170,7 +170,7 @@ class TriageDecider:
                 max_tokens=160,
             )
             try:
-                obj = json.loads(completion.text)
+                obj = json.loads(completion.text, strict=False)  # control characters too
                 chosen = obj.get("rule")
                 reason = " ".join(str(obj.get("reason") or "").split())
                 break
