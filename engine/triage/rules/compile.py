@@ -35,7 +35,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from engine.events import Event
-from engine.triage.classifier import GENERIC, Classification, fold, words
+from engine.triage.classifier import Classification, fold, words
 from engine.triage.rules.clauses import Parts, sentences, take_apart
 from engine.triage.rules.decision import Decision, read_decision
 from engine.triage.rules.extract import (
@@ -239,14 +239,6 @@ class CompiledRule:
         if not self.negated.empty and self.negated.matches(e, now, kinds):
             ok = False
         return ok
-
-    @property
-    def generic(self) -> bool:
-        """Only says a system sent it ("automated alerts"): such a line does not swallow an
-        event another line names by a more specific kind."""
-        scope = self.scope
-        named = scope.kinds | scope.sender_kinds
-        return bool(named) and named <= GENERIC and not scope.has_identity()
 
 
 _NEGATIVE = re.compile(

@@ -26,7 +26,6 @@ POS: Final = (
     r"previens-moi|notifier|me notifier|avise-me|me avise|notifique-me|notificare|avvisami|"
     r"segnalami|segnalare)(?:\s+(?:always|siempre|immer|toujours|sempre))?"
 )
-ALWAYS_WORD: Final = r"\b(?:always|siempre|immer|toujours|sempre)\b"
 OTHERWISE: Final = (
     r"(?:otherwise|else|for anything (?:later|else|other)|for (?:the )?(?:rest|others)|"
     r"de lo contrario|si no|sonst|ansonsten|sinon|caso contrario|senao|altrimenti)"
@@ -55,16 +54,6 @@ class Decision:
     @property
     def conditional(self) -> bool:
         return bool(self.condition) or self.otherwise
-
-
-def _find(pattern: str, text: str) -> tuple[int, int] | None:
-    """Where ``pattern`` (written folded) matches ``text`` as written."""
-    low, origin = fold_with_map(text)
-    m = re.search(pattern, low, re.I)
-    if not m:
-        return None
-    end = origin[m.end() - 1] + 1 if m.end() > m.start() else origin[m.start()]
-    return origin[m.start()], end
 
 
 def _tail_decision(tail: str) -> tuple[Decision, str] | None:
@@ -127,8 +116,3 @@ def line_section(text: str) -> Section | None:
     """The section a line outside the headings puts itself in, or None (it is prose)."""
     _, decision = read_decision(text)
     return decision.section if decision else None
-
-
-def says_always(text: str) -> bool:
-    low, _ = fold_with_map(text)
-    return bool(re.search(ALWAYS_WORD, low))
