@@ -950,10 +950,16 @@ def settle(found: Match, low: str) -> Match:
         kept.add("calendar")
     if found.in_person or found.video:
         kept.add("calendar")
+    direct = found.direct
+    chat_said = re.search(
+        r"\b(whatsapp|chats?|groups?|grupos?|gruppen?|groupes?|gruppi|gruppo)\b", low
+    )
+    if group is False and not chat_said and not found.chats:
+        group, direct = None, True  # "direct messages from people": written to the user
     if group is not None or found.mentions_me is not None:
         kept.discard("email")
         kept.add("whatsapp")
-    if found.direct and kept == {"whatsapp"} and group is None and not found.chats:
+    if direct and kept == {"whatsapp"} and group is None and not found.chats:
         group = False
     mentions_me = found.mentions_me
     if found.addressed:
@@ -983,6 +989,7 @@ def settle(found: Match, low: str) -> Match:
         mentions_me=mentions_me,
         automated=automated,
         sender_kinds=senders,
+        direct=direct,
         recurring=is_recurring,
     )
 
