@@ -350,3 +350,73 @@ def test_time_windows_are_read_in_the_users_time_zone() -> None:
     late = datetime.fromisoformat("2026-11-10T23:05:00+01:00")
     written_elsewhere = dict(FRIEND, time="2026-11-10T17:05:00-05:00")  # 23:05 for the user
     assert decide(rules, late, **written_elsewhere) is False
+
+
+@pytest.mark.parametrize(
+    ("rules", "sentence"),
+    [
+        (
+            "## Reglas especiales\n- Entre las 23:00 y las 07:00 solo avísame de mensajes de "
+            "Laura Pérez\n",
+            "Between 23:00 and 07:00: notify anything only if from Laura Pérez; otherwise don't",
+        ),
+        (
+            "## Reglas\n- Invitaciones de calendario solo si empiezan en las próximas 24 horas\n",
+            "Notify new invitations only if starting within 24 hours; otherwise don't",
+        ),
+        (
+            "## Règles\n- Le week-end, seulement les messages de ma mère\n",
+            "On weekends: notify anything only if from your mother (saved as Mum, Mom, Mummy, "
+            "…); otherwise don't",
+        ),
+        (
+            "## Mai\n- Notifiche automatiche di app e servizi, tranne i problemi di pagamento\n",
+            "Never notify: from an automated sender — except billing problems (failed payments, "
+            "declined cards, overdue bills)",
+        ),
+        (
+            "## Never notify\n- WhatsApp messages from unknown numbers\n",
+            f"{NOT_UNDERSTOOD} (who is “unknown numbers”? Name them or their address)",
+        ),
+        (
+            "## Custom rules\n- Weekdays 9-17 only: emails from clients\n",
+            "Between 09:00 and 17:00 on weekdays: notify anything only if emails from a person; "
+            "otherwise don't",
+        ),
+        (
+            "People: direct messages from people asking me for a reply — notify.\n",
+            "Always notify: from a person writing to you directly asking you something",
+        ),
+    ],
+)
+def test_conditional_lines_in_other_languages_and_shapes(rules: str, sentence: str) -> None:
+    (line,) = explain(rules)
+    assert line.sentence == sentence
+
+
+def test_a_line_that_says_only_if_is_conditional_even_when_it_starts_with_notify() -> None:
+    rules = "## Always notify\n- Notify me about invoices only if they are overdue\n"
+    (line,) = explain(rules)
+    assert line.section == "custom" and line.decision == "Notify only if"
+    receipt = mail("Ledgerly", "billing@ledgerly.example", "Your invoice INV-3 is available")
+    assert decide(rules, **receipt) is False
+
+
+def test_conditions_joined_by_or_are_alternatives() -> None:
+    rules = (
+        "## Custom rules\n"
+        "- Group chats: notify me only when someone mentions me or asks a question\n"
+    )
+    asked = chat("Ben", "Is anyone free tonight?", group="Flat")
+    assert decide(rules, **asked) is False  # a question to the group, not to the user
+    assert decide(rules, **chat("Ben", "@you hi", group="Flat", mention=True)) is True
+    assert decide(rules, **chat("Ben", "hi all", group="Flat")) is False
+
+
+def test_emails_that_need_no_reply_are_a_persons_fyis() -> None:
+    rules = "## Don't notify\n- FYI: emails that don't need a response.\n"
+    assert (
+        decide(rules, **mail("Ola Berg", "ola@berg.example", "Photos", "Here they are.")) is False
+    )
+    assert decide(rules, **FRIEND) is None  # asks something
+    assert decide(rules, **SECURITY) is None  # a system's notice is not a person's FYI
