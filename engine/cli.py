@@ -25,8 +25,10 @@ from engine.clock import utcnow
 from engine.engine import Engine
 from engine.errors import InputError, TicError
 from engine.events import read_events
+from engine.llm.holder import ModelHolder
 from engine.llm.loading import load_model
 from engine.settings import Settings
+from engine.triage.decider import RULES_FILE
 from engine.workspace import Workspace, default_home
 
 log = logging.getLogger("tic")
@@ -100,6 +102,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rules", type=Path, required=True, help="a notifications.md rules file")
     p.add_argument("--events", type=Path, required=True, help="events, JSON Lines")
     p.add_argument("--now", help="the tick's time, ISO-8601 with offset (default: now)")
+
+    p = sub.add_parser(
+        "rules",
+        help="show each line of the rules file and how TIC understood it",
+        description="Prints each rule line with its section and, in plain words, what TIC "
+        "understood it to mean; lines it could not read are flagged. Changes nothing.",
+    )
+    p.add_argument(
+        "--rules",
+        type=Path,
+        help="a notifications.md rules file (default: the workspace's data/notifications.md)",
+    )
+    p.add_argument("--json", action="store_true", help="one JSON object per rule line")
 
     p = sub.add_parser(
         "eval",
@@ -203,6 +218,8 @@ async def dispatch(args: argparse.Namespace) -> int:
         return handover_tick(workspace)
     if command == "history":
         return await cmd_history(workspace, as_json=args.json, limit=args.limit)
+    if command == "rules":
+        return await cmd_rules(workspace, args)
     if command == "tick":
         return await cmd_tick(workspace, args.model)
     if command == "chat":
@@ -345,6 +362,37 @@ async def cmd_history(workspace: Workspace, *, as_json: bool, limit: int) -> int
     return 0
 
 
+async def cmd_rules(workspace: Workspace, args: argparse.Namespace) -> int:
+    text: str | None = None
+    if args.rules is not None:
+        try:
+            text = args.rules.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"{args.rules}: cannot read ({exc})") from None
+    engine = Engine.open(workspace, args.model, stand_in=True)
+    try:
+        lines = engine.rules_report(text)
+    finally:
+        await engine.stop()
+    if args.json:
+        for line in lines:
+            print(json.dumps(line.to_json(), ensure_ascii=False))
+        return 0
+    where = args.rules or RULES_FILE
+    if not lines:
+        print(f"{where}: no rule lines; TIC's built-in judgement decides")
+        return 0
+    unclear = sum(1 for line in lines if not line.understood)
+    print(
+        f"{where}: {len(lines)} rule line(s)"
+        + (f", {unclear} not understood" if unclear else ", all understood")
+    )
+    for line in lines:
+        print(f"line {line.line_number}: {line.text}")
+        print(f"    {line.sentence}")
+    return 0
+
+
 async def cmd_triage(args: argparse.Namespace) -> int:
     from engine.triage.decider import TriageDecider
 
@@ -364,7 +412,7 @@ async def cmd_triage(args: argparse.Namespace) -> int:
     workspace = Workspace(args.home or default_home())
     _log_if_kept(workspace, args.command)
     settings = Settings.load(workspace.settings_file)
-    model = load_model(workspace, settings, args.model)
+    model = ModelHolder(load_model(workspace, settings, args.model), settings.model_capability)
     try:
         decider = TriageDecider(model, workspace)
         for decision in await decider.decide(events, now, rules_text=rules_text):
@@ -382,7 +430,8 @@ async def cmd_eval(args: argparse.Namespace) -> int:
     rules_dir = args.rules_dir or args.cases.parent
     workspace = Workspace(args.home or default_home())
     _log_if_kept(workspace, args.command)
-    model = load_model(workspace, Settings.load(workspace.settings_file), args.model)
+    settings = Settings.load(workspace.settings_file)
+    model = ModelHolder(load_model(workspace, settings, args.model), settings.model_capability)
     try:
         report = await evaluate(cases, rules_dir, TriageDecider(model, workspace))
     finally:

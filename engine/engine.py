@@ -61,6 +61,7 @@ from engine.sources.sync import SourceRunner
 from engine.store.db import close_database, open_database
 from engine.store.inbox import ingest, recover_events
 from engine.triage.decider import TriageDecider
+from engine.triage.rules.explain import LineExplanation, explain
 from engine.triage.runner import TicRunner
 from engine.types import CheckResult, IngestResult, Reply, SettingsApplied
 from engine.workspace import Workspace
@@ -209,6 +210,13 @@ class Engine:
             error=tick.error,
             delivered=delivered,
         )
+
+    def rules_report(self, text: str | None = None) -> list[LineExplanation]:
+        """Each line of the rules file (or of ``text``) with how it is understood, in plain
+        words; lines code could not read say whether the model in use may judge them.
+        Raises RulesFileError when the workspace's file exists but cannot be read."""
+        rules = self.decider.read_rules() if text is None else text
+        return explain(rules, capable_model=self._model.capability == "capable")
 
     def ingest(self, events: list[Event]) -> IngestResult:
         """Add events to the store (ids already there are ignored); the next check sees them."""

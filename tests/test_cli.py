@@ -15,7 +15,7 @@ from tests.factories import event_dict
 def test_help_documents_every_command(tmp_path):
     out = run_tic("--help", home=tmp_path)
     assert out.returncode == 0
-    for command in ("ingest", "tick", "chat", "history", "triage"):
+    for command in ("ingest", "tick", "chat", "history", "triage", "rules"):
         assert command in out.stdout
 
 
@@ -167,3 +167,52 @@ def test_an_unexpected_error_without_a_workspace_log_says_how_to_see_it(
     assert cli.main(["-v", *args]) == 1
     err = capsys.readouterr().err
     assert "Traceback" in err and err.endswith("boom (the traceback is above)\n")
+
+
+RULES = """# Notification preferences
+## Always notify
+- Emails from Tomas Herrera (tomas@herrera.example)
+## Never notify
+- Newsletters and promotions
+- when the moon is blue and bananas
+"""
+
+
+def test_rules_shows_each_line_and_how_it_was_understood(tmp_path):
+    home = tmp_path / "home"
+    (home / "data").mkdir(parents=True)
+    (home / "data" / "notifications.md").write_text(RULES, encoding="utf-8")
+    out = run_tic("rules", home=home)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "data/notifications.md: 3 rule line(s), 1 not understood"
+    assert "line 3: Emails from Tomas Herrera (tomas@herrera.example)" in lines
+    assert "    Always notify: emails from Tomas Herrera or tomas@herrera.example" in lines
+    assert "    Never notify: newsletters and digests, or marketing and promotions" in lines
+    assert any(
+        line.startswith("    ⚠ not understood — ignored on the built-in model") for line in lines
+    )
+
+
+def test_rules_json_gives_the_same_as_objects(tmp_path):
+    rules = tmp_path / "mine.md"
+    rules.write_text(RULES, encoding="utf-8")
+    out = run_tic("rules", "--json", "--rules", str(rules), home=tmp_path / "home")
+    assert out.returncode == 0, out.stderr
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [r["line"] for r in rows] == [3, 5, 6]
+    assert rows[0]["section"] == "always" and rows[0]["understood"] is True
+    assert rows[2]["understood"] is False and rows[2]["applied_by"] == "nobody"
+    assert (
+        rows[1]["explanation"]
+        == "Never notify: newsletters and digests, or marketing and promotions"
+    )
+
+
+def test_rules_with_no_file_or_an_unreadable_one(tmp_path):
+    out = run_tic("rules", home=tmp_path / "home")
+    assert out.returncode == 0
+    assert "no rule lines; TIC's built-in judgement decides" in out.stdout
+    missing = run_tic("rules", "--rules", str(tmp_path / "nope.md"), home=tmp_path / "home")
+    assert missing.returncode == 2 and "nope.md" in missing.stderr
+    assert "Traceback" not in missing.stderr

@@ -61,7 +61,8 @@ async def test_send_and_mute_return_the_replies(engine, model, workspace):
     confirmation = await engine.mute(note["id"])
     assert confirmation.text == (
         "Done — I won't notify you about emails from Shop (news@shop.example) any more "
-        "(Never notify: Emails from Shop (news@shop.example))."
+        "(Never notify: Emails from Shop (news@shop.example)). "
+        "I read it as “Never notify: emails from Shop or news@shop.example”."
     )
     assert "Emails from Shop (news@shop.example)" in workspace.rules_file.read_text()
 
@@ -189,3 +190,17 @@ async def test_without_a_model_the_store_still_serves_ingest_and_history(workspa
         assert engine.model_error == "this command runs no model"
     finally:
         await engine.stop()
+
+
+async def test_rules_report_explains_the_workspace_rules(engine, model, workspace):
+    workspace.rules_file.write_text(
+        "## Never notify\n- Newsletters\n## Always notify\n- when the moon is blue\n",
+        encoding="utf-8",
+    )
+    never, odd = engine.rules_report()
+    assert never.sentence == "Never notify: newsletters and digests"
+    assert odd.understood is False and odd.applied_by == "model"  # the scripted model is capable
+    await engine.swap_model(ScriptedModel(capability="tiny"))
+    assert engine.rules_report()[1].applied_by == "nobody"
+    (line,) = engine.rules_report("## Never notify\n- Receipts\n")
+    assert line.text == "Receipts"

@@ -212,11 +212,17 @@ def rule_answer(arguments: dict[str, Any], status: str, result: str) -> str:
     quoted = f"({title}: {rule})"
     if result.startswith("that rule is already"):
         return f"That rule is already in your rules {quoted}."
+    read = READ_AS.search(result)
+    understood = f" I read it as “{read.group(1)}”." if read else ""
     if section == NEVER:
-        return f"Done — I won't notify you about {_about(rule)} any more {quoted}."
+        return f"Done — I won't notify you about {_about(rule)} any more {quoted}.{understood}"
     if section == ALWAYS:
-        return f"Done — I'll always tell you about {_about(rule)} {quoted}."
-    return f"Done — I added your rule {quoted}."
+        return f"Done — I'll always tell you about {_about(rule)} {quoted}.{understood}"
+    return f"Done — I added your rule {quoted}.{understood}"
+
+
+# How add_notification_rule reports TIC's reading of the line it added.
+READ_AS = re.compile(r"\(read as \u201c(.+)\u201d\)$")
 
 
 REPEATS = {"daily": "every day", "weekdays": "every weekday", "monthly": "every month"}

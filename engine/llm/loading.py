@@ -17,7 +17,13 @@ from engine.settings import Settings
 from engine.workspace import Workspace
 
 # The settings a model is built from: a change to any of them needs a new model.
-MODEL_SETTINGS = ("model_path", "server_model", "context_size", "model_threads")
+MODEL_SETTINGS = (
+    "model_path",
+    "server_model",
+    "context_size",
+    "model_threads",
+    "model_capability",
+)
 
 
 def load_model(
@@ -26,10 +32,15 @@ def load_model(
     """The configured GGUF on llama.cpp, or a model server when given its URL; raises
     ModelError with one clear line."""
     chosen = explicit or settings.model_path
+    model: LanguageModel
     if is_server_url(str(chosen) if chosen else None):
-        return OpenAICompatModel(str(chosen), model=settings.server_model)
-    path = resolve_model_path(explicit, settings, workspace)
-    return LlamaCppModel(path, context_size=settings.context_size, threads=settings.model_threads)
+        model = OpenAICompatModel(str(chosen), model=settings.server_model)
+    else:
+        path = resolve_model_path(explicit, settings, workspace)
+        model = LlamaCppModel(
+            path, context_size=settings.context_size, threads=settings.model_threads
+        )
+    return model
 
 
 def load_model_or_stand_in(

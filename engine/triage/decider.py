@@ -2,9 +2,13 @@
 decided it, and a neutral summary. Used by the TIC runner and by ``tic triage`` alike.
 
 Rules whose meaning is clear are compiled and applied by code (``engine.triage.rules``,
-``engine.triage.policy``); the model judges only rules code could not read. Its prompt puts the
-stable part (TIC's AGENT.md and the injected rules) first, byte-identical for every event of
-a run, so llama.cpp evaluates it once."""
+``engine.triage.policy``) on the kinds the classifier finds (``engine.triage.classifier``).
+A line code could not read is applied only by a capable model (``LanguageModel.capability``);
+a tiny one (the embedded default) leaves it out, and ``tic rules`` shows it flagged. The
+model's prompt puts the stable part (TIC's AGENT.md and the injected rules) first,
+byte-identical for every event of a run, so llama.cpp evaluates it once. An answer that
+cannot be read is asked for once more, then taken as "no rule applies": never a failed
+tick."""
 
 from __future__ import annotations
 
@@ -16,9 +20,10 @@ from datetime import datetime
 from typing import Any
 
 from engine.agent.definitions import AgentDefinition, load_agent, system_prompt
-from engine.errors import ModelError, TicError
+from engine.errors import TicError
 from engine.events import Event
 from engine.llm.base import LanguageModel, Message
+from engine.triage.classifier import classify
 from engine.triage.policy import PolicyDecision, decide_by_rules, heuristic
 from engine.triage.rules.compile import CompiledRule, compile_rules_text
 from engine.triage.rules.parse import NEVER
@@ -111,10 +116,13 @@ class TriageDecider:
         text = self.read_rules() if rules_text is None else rules_text
         compiled = compile_rules_text(text)
         unclear = [c for c in compiled if not c.understood]
+        if unclear and self.model.capability != "capable":
+            unclear = []  # a tiny model is not trusted with lines code could not read
         system: Message | None = None
         decisions = []
         for event in events:
-            verdict = decide_by_rules(event, now, compiled)
+            kinds = classify(event)
+            verdict = decide_by_rules(event, now, compiled, kinds)
             if verdict is None and unclear:
                 if system is None:
                     overrides = {RULES_FILE: text}
@@ -124,7 +132,7 @@ class TriageDecider:
                     }
                 verdict = await self._ask_model(system, unclear, event, now)
             if verdict is None:
-                verdict = heuristic(event, now)
+                verdict = heuristic(event, now, kinds)
             decisions.append(
                 Decision(
                     id=event.id,
@@ -153,17 +161,23 @@ class TriageDecider:
             "Which of these rules, if any, is about this event?\n"
             + "\n".join(f"- {line}" for line in lines)
         )
-        completion = await self.model.complete(
-            [system, {"role": "user", "content": user}],
-            schema=rule_choice_schema(list(lines)),
-            max_tokens=160,
-        )
-        try:
-            obj = json.loads(completion.text)
-            chosen = obj.get("rule")
-            reason = str(obj.get("reason") or "").strip()
-        except (ValueError, AttributeError) as exc:
-            raise ModelError(f"triage output for {event.id} is not valid JSON: {exc}") from None
+        chosen: object = None
+        reason = ""
+        for attempt in (1, 2):
+            completion = await self.model.complete(
+                [system, {"role": "user", "content": user}],
+                schema=rule_choice_schema(list(lines)),
+                max_tokens=160,
+            )
+            try:
+                obj = json.loads(completion.text, strict=False)  # control characters too
+                chosen = obj.get("rule")
+                reason = " ".join(str(obj.get("reason") or "").split())
+                break
+            except (ValueError, AttributeError) as exc:
+                log.info("triage answer %d for %s unreadable (%s)", attempt, event.id, exc)
+        else:
+            return None  # twice unreadable: no rule applies, the heuristics decide
         rule = lines.get(chosen) if isinstance(chosen, str) else None
         if rule is None:
             return None

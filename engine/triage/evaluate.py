@@ -10,8 +10,9 @@ from pathlib import Path
 
 from engine.errors import InputError
 from engine.events import Event, parse_event, read_jsonl
-from engine.triage.classifier import is_spam
+from engine.triage.classifier import classify, is_spam
 from engine.triage.decider import Decision, TriageDecider
+from engine.triage.policy import applicable
 from engine.triage.rules.compile import CompiledRule, compile_rules_text
 from engine.triage.rules.parse import ALWAYS, NEVER
 
@@ -122,13 +123,11 @@ def _score(
         report.tn += 1
     if decision.notify != case.expected:
         report.wrong.append((case, decision))
-    applying = [r for r in compiled if r.understood and r.applies(case.event, now)]
-    if decision.notify and any(r.rule.section == NEVER for r in applying):
+    kinds = classify(case.event)
+    applying, _ = applicable(case.event, now, compiled, kinds)
+    never = [r for r in applying if r.rule.section == NEVER and r.action == "drop"]
+    always = [r for r in applying if r.rule.section == ALWAYS and r.action == "notify"]
+    if decision.notify and never:
         report.never_violations.append(case.event.id)
-    if (
-        not decision.notify
-        and not is_spam(case.event)
-        and any(r.rule.section == ALWAYS for r in applying)
-        and not any(r.rule.section == NEVER for r in applying)
-    ):
+    if not decision.notify and not is_spam(kinds) and always and not never:
         report.always_violations.append(case.event.id)

@@ -1,16 +1,22 @@
 """Deciding an event by the user's compiled rules, in DESIGN.md's order: Never is a hard
 filter; Always surfaces unless clearly spam; custom rules apply strictly; when no rule
 matches, the built-in heuristics decide. Conflicts resolve the same way every time and the
-reason says so."""
+reason says so.
+
+Which lines have a say: every line the event falls under, except that a line naming only a
+generic kind ("automated alerts") gives way to a line naming the event's specific kind
+("receipts", "security alerts"), and a catch-all ("anything that fits no other category")
+speaks only when no other line does."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
 from engine.events import Event
-from engine.triage.classifier import categories, is_spam
+from engine.triage.classifier import GENERIC, KIND_NAMES, Classification, classify, is_spam
 from engine.triage.rules.compile import CompiledRule
 from engine.triage.rules.parse import ALWAYS, CUSTOM, NEVER
 
@@ -30,13 +36,50 @@ class PolicyDecision:
     by: DecidedBy
 
 
+PROTECTED = frozenset({"security", "billing_problem"})
+"""Kinds a line about automated mail in general never silences: only a line that names them
+(or their sender) does."""
+
+
+def _generic_hit(rule: CompiledRule, event: Event, now: datetime, kinds: Classification) -> bool:
+    """The line takes this event only because a system sent it ("automated alerts")."""
+    if rule.scope.identity_hit(event, now, kinds):
+        return False
+    hit = rule.scope.hit_kinds(event, now, kinds)
+    return bool(hit) and hit <= GENERIC
+
+
+def _specific_hit(rule: CompiledRule, event: Event, now: datetime, kinds: Classification) -> bool:
+    return bool(rule.scope.hit_kinds(event, now, kinds) - GENERIC - {"person"})
+
+
+def applicable(
+    event: Event, now: datetime, rules: list[CompiledRule], kinds: Classification
+) -> tuple[list[CompiledRule], list[CompiledRule]]:
+    """(the lines that have a say on this event, the Never lines whose stated exception it
+    is and that say to notify it)."""
+    understood = [r for r in rules if r.understood]
+    applying = [r for r in understood if not r.catch_all and r.applies(event, now, kinds)]
+    exceptions = [r for r in understood if r.exception(event, now, kinds)]
+    specific = any(_specific_hit(r, event, now, kinds) for r in applying)
+    if specific or kinds.names & PROTECTED:
+        applying = [r for r in applying if not _generic_hit(r, event, now, kinds)]
+    if not applying and not exceptions:
+        applying = [r for r in understood if r.catch_all and r.applies(event, now, kinds)]
+    return applying, exceptions
+
+
 def decide_by_rules(
-    event: Event, now: datetime, rules: list[CompiledRule]
+    event: Event,
+    now: datetime,
+    rules: list[CompiledRule],
+    kinds: Classification | None = None,
 ) -> PolicyDecision | None:
     """The decision of the first rule section that has a say, or None (heuristics next)."""
-    applying = [r for r in rules if r.understood and r.applies(event, now)]
-    never = [r for r in applying if r.rule.section == NEVER]
-    always = [r for r in applying if r.rule.section == ALWAYS]
+    kinds = kinds if kinds is not None else classify(event)
+    applying, exceptions = applicable(event, now, rules, kinds)
+    never = [r for r in applying if r.rule.section == NEVER and r.action == "drop"]
+    always = [r for r in applying if r.rule.section == ALWAYS and r.action == "notify"]
     if never:
         reason = f"matches the Never rule \u201c{never[0].rule.text}\u201d"
         if always:
@@ -46,9 +89,13 @@ def decide_by_rules(
             )
         return PolicyDecision(False, reason, never[0].rule.text, NEVER)
     if always:
-        if is_spam(event):
+        if is_spam(kinds):
             return PolicyDecision(
-                False, "matches an Always rule but is clearly spam", always[0].rule.text, ALWAYS
+                False,
+                "matches an Always rule but is clearly spam "
+                f"({'; '.join(kinds.evidence('phishing'))})",
+                always[0].rule.text,
+                ALWAYS,
             )
         return PolicyDecision(
             True,
@@ -56,56 +103,116 @@ def decide_by_rules(
             always[0].rule.text,
             ALWAYS,
         )
-    custom = [r for r in applying if r.rule.section == CUSTOM]
-    verdicts = [(r, r.verdict(event, now)) for r in custom]
+    custom = [r for r in applying if r not in always and r not in never]
+    verdicts = [(r, r.verdict(event, now, kinds)) for r in custom]
     for rule, ok in verdicts:  # a custom rule that says no wins over one that says yes
         if not ok:
             return PolicyDecision(False, _custom_reason(rule, False), rule.rule.text, CUSTOM)
     for rule, ok in verdicts:
-        if ok:
+        if ok and not is_spam(kinds):
             return PolicyDecision(True, _custom_reason(rule, True), rule.rule.text, CUSTOM)
+    for rule in exceptions:
+        if not is_spam(kinds):
+            reason = f"the rule \u201c{rule.rule.text}\u201d says to notify it (its exception)"
+            return PolicyDecision(True, reason, rule.rule.text, CUSTOM)
     return None
 
 
 def _custom_reason(rule: CompiledRule, ok: bool) -> str:
     if rule.action == "only":
         verb = "meets" if ok else "does not meet"
-        return f"{verb} the condition of the custom rule \u201c{rule.rule.text}\u201d"
-    return f"the custom rule \u201c{rule.rule.text}\u201d says to {'notify' if ok else 'drop'} it"
+        return f"{verb} the condition of the rule \u201c{rule.rule.text}\u201d"
+    return f"the rule \u201c{rule.rule.text}\u201d says to {'notify' if ok else 'drop'} it"
 
 
-def heuristic(event: Event, now: datetime) -> PolicyDecision:
-    """TIC's built-in judgement when no rule decides."""
+DROPPED_KINDS: tuple[str, ...] = (
+    "promotion",
+    "newsletter",
+    "mailing_list",
+    "social",
+    "shipping",
+    "receipt",
+    "product_update",
+    "event_invite",
+    "sales",
+    "hiring",
+    "review",
+    "publishing",
+    "dev",
+    "tracker",
+    "monitoring",
+    "account",
+)
+
+
+def heuristic(event: Event, now: datetime, kinds: Classification | None = None) -> PolicyDecision:
+    """TIC's built-in judgement when no rule decides: notify only on evidence."""
+    kinds = kinds if kinds is not None else classify(event)
 
     def say(notify: bool, reason: str) -> PolicyDecision:
         return PolicyDecision(notify, reason, None, "heuristic")
 
     if event.source == "cron":
         return say(True, "a reminder the user set up")
+    if is_spam(kinds):
+        return say(False, f"clearly spam ({'; '.join(kinds.evidence('phishing'))})")
     if event.source == "email":
-        cats = categories(event)
-        if is_spam(event):
-            return say(False, "spam")
-        for cat, reason in (
-            ("promotion", "marketing or a promotion"),
-            ("newsletter", "a newsletter or digest"),
-            ("social", "a social network notification"),
-            ("shipping", "an automated shipping notice"),
-            ("receipt", "a receipt or order confirmation"),
-            ("automated", "an automated notice"),
-            ("bulk", "bulk mail"),
-        ):
-            if cat in cats:
-                return say(False, reason)
-        who = event.sender.name or event.sender.address if event.sender else "someone"
-        return say(True, f"{who} wrote to the user directly")
+        return _email(event, kinds, say)
     if event.source == "whatsapp":
-        who = event.sender.name if event.sender and event.sender.name else "someone"
-        if event.chat is not None and event.chat.is_group:
-            if event.mentions_me:
-                return say(True, f"{who} mentioned the user in a group")
-            return say(False, "group chatter that does not mention the user")
-        return say(True, f"a direct WhatsApp message from {who}")
+        return _whatsapp(event, kinds, say)
+    return _calendar(event, now, say)
+
+
+Say = Callable[[bool, str], PolicyDecision]
+
+
+def _asks_or_urgent(kinds: Classification) -> str | None:
+    if kinds.has("asks"):
+        return "asks the user something"
+    if kinds.has("urgent"):
+        return "is time-sensitive"
+    return None
+
+
+def _email(event: Event, kinds: Classification, say: Say) -> PolicyDecision:
+    if kinds.has("security"):
+        alert = kinds.evidence("security")[0]
+        return say(True, f"a security alert on the user's account ({alert})")
+    if kinds.has("billing_problem"):
+        return say(True, f"a billing problem ({kinds.evidence('billing_problem')[0]})")
+    who = (event.sender.name or event.sender.address) if event.sender else "someone"
+    direct = kinds.has("person") and not (
+        kinds.has("automated") or kinds.has("mailing_list") or kinds.has("bulk")
+    )
+    for kind in DROPPED_KINDS:
+        if kinds.has(kind):
+            return say(False, f"{KIND_NAMES[kind]} ({kinds.evidence(kind)[0]})")
+    if direct:
+        ask = _asks_or_urgent(kinds)
+        if ask:
+            return say(True, f"{who} wrote to the user directly and {ask}")
+        return say(False, f"{who} wrote, but there is nothing to answer or act on")
+    if kinds.has("person"):
+        return say(False, f"{who} wrote through a service or a list, not to the user directly")
+    sent = kinds.evidence("automated")[:1] or kinds.evidence("organisation")[:1]
+    return say(False, f"an automated notice ({sent[0] if sent else 'not a person'})")
+
+
+def _whatsapp(event: Event, kinds: Classification, say: Say) -> PolicyDecision:
+    who = event.sender.name if event.sender and event.sender.name else "someone"
+    why = _asks_or_urgent(kinds)
+    if event.chat is not None and event.chat.is_group:
+        if event.mentions_me and why:
+            return say(True, f"{who} mentioned the user in a group and {why}")
+        if event.mentions_me:
+            return say(False, f"{who} mentioned the user in a group, with nothing to answer")
+        return say(False, "group chatter that does not mention the user")
+    if why:
+        return say(True, f"a direct WhatsApp message from {who} that {why}")
+    return say(False, f"a WhatsApp message from {who} with nothing to answer")
+
+
+def _calendar(event: Event, now: datetime, say: Say) -> PolicyDecision:
     cal = event.calendar
     start = cal.start if cal else None
     soon = start is not None and now - timedelta(hours=1) <= start <= now + SOON

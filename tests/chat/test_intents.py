@@ -200,7 +200,8 @@ async def test_a_rule_change_is_confirmed_quoting_the_rule(engine, model, worksp
     answer = await engine.hub.send("Stop telling me about emails from Sven Larsen")
     assert answer.content == (
         "Done — I won't notify you about emails from Sven Larsen any more "
-        "(Never notify: Emails from Sven Larsen)."
+        "(Never notify: Emails from Sven Larsen). "
+        "I read it as “Never notify: emails from Sven Larsen”."
     )
     assert "- Emails from Sven Larsen" in workspace.rules_file.read_text()
     assert model.calls == []

@@ -101,7 +101,8 @@ async def test_a_tiny_model_confirms_a_mute_from_what_changed(tiny_engine, works
     confirmation = await tiny_engine.hub.mute(note["id"])
     assert confirmation.content == (
         "Done — I won't notify you about emails from Shop (news@shop.example) any more "
-        "(Never notify: Emails from Shop (news@shop.example))."
+        "(Never notify: Emails from Shop (news@shop.example)). "
+        "I read it as “Never notify: emails from Shop or news@shop.example”."
     )
     assert len(model.calls) == calls  # the model was not asked to confirm
 
@@ -170,7 +171,8 @@ async def test_a_proposal_survives_a_notification_in_between(engine, model, work
     assert await engine.hub.drain(timeout=5)
     answer = await engine.hub.send("yes please")
     assert answer.content == (
-        "Done — I won't notify you about newsletters any more (Never notify: Newsletters)."
+        "Done — I won't notify you about newsletters any more (Never notify: Newsletters). "
+        "I read it as “Never notify: newsletters and digests”."
     )
     assert "- Newsletters" in workspace.rules_file.read_text()
 

@@ -107,7 +107,8 @@ async def test_the_issues_chat_requests_get_composed_replies(real_engine, worksp
         ("what's on my calendar tomorrow?", "Tomorrow: 15:00 Budget review.", ["Budget review"]),
         (
             "stop telling me about LinkedIn",
-            "Done — I won't notify you about LinkedIn any more (Never notify: LinkedIn).",
+            "Done — I won't notify you about LinkedIn any more (Never notify: LinkedIn). "
+            "I read it as “Never notify: from LinkedIn”.",
             ["LinkedIn"],
         ),
         ("hello, what can you do?", answers.help_answer(), ["Settings → Model"]),

@@ -10,6 +10,7 @@ import pytest
 from engine.events import Person
 from engine.sources.google.gmail import message_event
 from engine.sources.mail.headers import decode_header_value, parse_sender
+from engine.triage.classifier.kinds import classify
 from engine.triage.rules.compile import compile_rules_text
 from tests.factories import make_event
 
@@ -62,6 +63,6 @@ def test_gmail_keeps_the_address_as_written() -> None:
 def test_rules_match_addresses_whatever_their_case(written: str) -> None:
     (rule,) = compile_rules_text(f"## Never notify\n- Emails from {written}\n")
     event = make_event(sender={"name": "John Doe", "address": "John.Doe@Example.org"})
-    assert rule.applies(event, datetime(2026, 11, 10, 9, tzinfo=UTC))
+    assert rule.applies(event, datetime(2026, 11, 10, 9, tzinfo=UTC), classify(event))
     other = make_event(sender={"name": "Jane Doe", "address": "Jane.Doe@Example.org"})
-    assert not rule.applies(other, datetime(2026, 11, 10, 9, tzinfo=UTC))
+    assert not rule.applies(other, datetime(2026, 11, 10, 9, tzinfo=UTC), classify(other))

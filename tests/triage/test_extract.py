@@ -120,9 +120,6 @@ KEYWORD_CASES = [
     (extract.sources, "emails and whatsapp chats", M(sources={"email", "whatsapp"})),
     (extract.sources, "standups and 1:1s", M(sources={"calendar"})),
     (extract.sources, "e-mail-ish things", M()),
-    (extract.categories, "newsletters and promotions", M(categories={"newsletter", "promotion"})),
-    (extract.categories, "ci bots", M(categories={"automated"})),
-    (extract.categories, "a real person", M(categories={"person"})),
     (extract.event_kinds, "reminders", M(event_types={"calendar.reminder"})),
     (extract.event_kinds, "invitations to new meetings", M(event_types={"calendar.created"})),
     (extract.event_kinds, "meetings", M()),
@@ -162,6 +159,31 @@ KEYWORD_CASES = [
 )
 def test_keywords(extractor: Callable[[str], Extracted], low: str, found: Match) -> None:
     check(extractor, low, found, low)
+
+
+KIND_CASES = [
+    ("newsletters and promotions", M(kinds={"newsletter", "promotion"}), "and"),
+    ("ci bots", M(kinds={"dev"}, sender_kinds={"bot"}), ""),
+    ("a real person", M(sender_kinds={"person"}), "a"),
+    ("Billing problems and security alerts", M(kinds={"billing_problem", "security"}), "and"),
+    ("Recibos y facturas", M(kinds={"receipt"}), "y"),
+    ("Rechnungen, Quittungen und Mahnungen", M(kinds={"receipt", "billing_problem"}), ", und"),
+    ("factures et reçus de paiement", M(kinds={"receipt"}), "et"),
+    ("notas fiscais e comprovantes", M(kinds={"receipt"}), "e"),
+    ("ricevute e fatture", M(kinds={"receipt"}), "e"),
+    ("emails from clients asking a question", M(sender_kinds={"person"}, asks=True), "emails from"),
+    ("notifications from apps and tools", M(sender_kinds={"automated"}), "notifications from and"),
+    ("iFood, Rappi and other delivery apps", M(), "iFood, Rappi and other delivery apps"),
+    ("automated booking confirmations", M(kinds={"receipt", "booking"}, automated=True), ""),
+    ("la Seguridad Social", M(), "la Seguridad Social"),
+    ("a table for 8 people", M(), "a table for 8 people"),
+    ("meetings in person", M(), "meetings in person"),
+]
+
+
+@pytest.mark.parametrize(("text", "found", "rest"), KIND_CASES, ids=[t for t, _, _ in KIND_CASES])
+def test_kind_words(text: str, found: Match, rest: str) -> None:
+    check(extract.kind_words, text, found, rest)
 
 
 # phrases --------------------------------------------------------------------------------------
@@ -231,11 +253,7 @@ def test_about(text: str, found: Match, rest: str) -> None:
 @pytest.mark.parametrize(
     ("text", "found", "rest"),
     [
-        (
-            "Security alerts from Google",
-            M(topics=("security",), topic_min=1),
-            "Security alerts from Google",
-        ),
+        ("Security alerts from Google", M(), "Security alerts from Google"),  # a kind
         (
             "The payslips from Payroll",
             M(topics=("payslips",), topic_min=1),
@@ -251,7 +269,7 @@ def test_topic_at_head(text: str, found: Match, rest: str) -> None:
 
 
 def test_topic_at_head_defers_to_a_topic_already_found() -> None:
-    found, _ = extract.topic_at_head("Security alerts from Google", M(topics=("tax",)))
+    found, _ = extract.topic_at_head("The payslips from Payroll", M(topics=("tax",)))
     assert found == M()
 
 
@@ -329,7 +347,12 @@ def test_names_leave_out_what_is_already_read(
 @pytest.mark.parametrize(
     ("notes", "seen", "quoted", "found"),
     [
-        (("e.g. Substack, Medium",), M(categories={"newsletter"}), False, M(names=("Medium",))),
+        (
+            ("e.g. Substack, Medium",),
+            M(kinds={"newsletter"}),
+            False,
+            M(examples=("Substack", "Medium")),
+        ),
         (("like Dependabot or Renovate",), M(), False, M(names=("Dependabot", "Renovate"))),
         (("like Dependabot or Renovate",), M(names=("GitHub",)), False, M()),
         (("Anna, Bob", "like Carl or Dora"), M(), False, M(names=("Anna", "Bob"))),
@@ -383,14 +406,14 @@ def test_combine_joins_sets_appends_lists_and_keeps_what_was_set() -> None:
             M(names=("Anna",), topics=("tax",)),
         ),
         (
-            M(categories={"automated"}, names=("Dependabot", "Anna")),
+            M(sender_kinds={"automated"}, names=("Dependabot", "Anna")),
             "ci bots",
-            M(categories={"automated"}, names=("Anna",)),
+            M(sender_kinds={"automated"}, names=("Anna",)),
         ),
         (
-            M(categories={"automated"}, names=("Dependabot",)),
+            M(sender_kinds={"automated"}, names=("Dependabot",)),
             "ci systems",
-            M(categories={"automated"}, names=("Dependabot",)),
+            M(sender_kinds={"automated"}, names=("Dependabot",)),
         ),
     ],
 )
@@ -406,7 +429,10 @@ def test_settle(found: Match, low: str, settled: Match) -> None:
         ("Recurring video calls", M(sources={"calendar"}, video=True)),
         ("Weekly meetings", M(sources={"calendar"}, recurring=True)),
         ("Group messages that mention me", M(sources={"whatsapp"}, group=True, mentions_me=True)),
-        ("Newsletters (e.g. Substack, Medium)", M(categories={"newsletter"}, names=("Medium",))),
+        (
+            "Newsletters (e.g. Substack, Medium)",
+            M(kinds={"newsletter"}, examples=("Substack", "Medium")),
+        ),
         ("WhatsApp from my husband (saved as Marco)", M(sources={"whatsapp"}, names=("Marco",))),
         ("whatever feels unimportant", M()),
     ],

@@ -79,7 +79,8 @@ async def test_mute_adds_a_never_rule_and_confirms_what_changed(engine, model, w
     confirmation = await engine.hub.mute(answer.id)
     assert confirmation.content == (  # composed from what changed: no model call
         "Done — I won't notify you about emails from Shop (news@shop.example) any more "
-        "(Never notify: Emails from Shop (news@shop.example))."
+        "(Never notify: Emails from Shop (news@shop.example)). "
+        "I read it as “Never notify: emails from Shop or news@shop.example”."
     )
     assert len(model.calls) == calls
     never = parse_rules(workspace.rules_file.read_text()).section(NEVER)

@@ -1,5 +1,7 @@
-"""Triage quality without a model: the compiled rules, precedence and heuristics decide the
-dev set and a blind generalization set (other people, companies and wordings)."""
+"""Triage quality without a model: the classifier, the compiled rules, precedence and the
+heuristics decide the dev set, a blind generalization set (other people, companies and
+wordings) and a blind evaluation set (rules in this project's style and in the descriptive
+style, six languages). On the embedded (tiny) model no line goes to the model."""
 
 from __future__ import annotations
 
@@ -20,19 +22,24 @@ from tests.cli_helpers import ROOT, TRIAGE_DEV
 from tests.factories import make_event
 
 GENERALIZATION = ROOT / "tests" / "triage" / "generalization"
+EVALUATION = ROOT / "tests" / "triage" / "eval"
 NOW = datetime.fromisoformat("2026-11-10T08:00:00+00:00")
 
 
 @pytest.mark.parametrize(
-    "cases",
-    [TRIAGE_DEV / "cases.jsonl", GENERALIZATION / "cases.jsonl"],
-    ids=["dev-set", "generalization"],
+    ("cases", "goal"),
+    [
+        (TRIAGE_DEV / "cases.jsonl", 1.0),
+        (GENERALIZATION / "cases.jsonl", 0.987),
+        (EVALUATION / "cases.jsonl", 0.95),
+    ],
+    ids=["dev-set", "generalization", "evaluation"],
 )
-async def test_decisions_meet_the_goals_with_no_model_call(cases: Path, workspace):
-    model = ScriptedModel()  # any model call would fail: code decides every case here
+async def test_decisions_meet_the_goals_with_no_model_call(cases: Path, goal: float, workspace):
+    model = ScriptedModel(capability="tiny")  # any model call would fail: none may happen
     report = await evaluate(read_cases(cases), cases.parent, TriageDecider(model, workspace))
     print("\n".join(report.lines()))
-    assert report.accuracy >= 0.95
+    assert report.accuracy >= goal
     assert report.never_violations == []
     assert report.always_violations == []
     assert model.calls == []

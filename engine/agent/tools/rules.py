@@ -7,6 +7,7 @@ from typing import Any
 from engine.agent.tools.base import Tool, ToolContext
 from engine.errors import ToolError
 from engine.triage.rules.edit import SECTION_TITLES, add_rule
+from engine.triage.rules.explain import explain
 
 
 class AddNotificationRuleTool(Tool):
@@ -36,4 +37,6 @@ class AddNotificationRuleTool(Tool):
         title = SECTION_TITLES[arguments["section"]]
         if not added:
             return f"that rule is already under {title}"
-        return f"added under {title}: - {arguments['rule']}"
+        lines = explain(f"## {title}\n- {arguments['rule']}\n")
+        read = f" (read as \u201c{lines[0].sentence}\u201d)" if lines else ""
+        return f"added under {title}: - {arguments['rule']}{read}"

@@ -1,69 +1,147 @@
 """Compiling rule lines of ``data/notifications.md`` into conditions code can apply.
 
-A rule's words are read against a vocabulary: sources (email, WhatsApp, calendar), who
-(names, quoted names, organisations, domains, addresses, categories such as newsletters or
-automated tools), where (a named group, group vs direct), @-mentions, subject phrases and
-topics, calendar conditions (added today, starts within, recurring, cancelled, moved, in
-person vs video) and time windows (hours, weekdays, weekends). "Only ... if ...", "... unless
-...", "nothing except ..." rules become a scope and a condition. A rule whose words yield no
-condition is left to the model (``understood`` False).
+A rule's words are read against a vocabulary, in six languages: kinds of events (receipts,
+billing problems, security alerts …) and of senders (automated tools, a person, clients),
+sources (email, WhatsApp, calendar), who (names, quoted names, organisations, domains,
+addresses), where (a named group, group vs direct), @-mentions, subject phrases and topics,
+calendar conditions (added today, starts within, recurring, cancelled, moved, in person vs
+video) and time windows (hours, weekdays, weekends).
+
+Three shapes of line:
+
+* Always / Never lines (by their heading, or saying so themselves: "— never notify"): the
+  kinds, people and places they name, minus what they exclude ("… but not …", "Do not use
+  for …", "X are not in this category"). A catch-all ("anything that fits no other
+  category") applies only when no other line does (``policy``).
+* Conditional lines: "only … if …", "… unless …", "nothing except …", "— notify only if …;
+  otherwise don't", "— notify; for anything later — never": a scope and a condition.
+* Anything else under a custom heading: notify or drop what it names.
+
+A line whose words yield no condition is kept, flagged with the reason (``understood``
+False, ``problem``): only a capable model may apply it.
 
 Each clause is read by ``extract.parse_fragment`` (one small extractor per aspect) into a
-``match.Match``; this module splits a rule into its clauses and time window.
+``match.Match``; ``clauses`` takes a line apart and ``decision`` reads its own decision.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from dataclasses import dataclass, field, replace
 from datetime import datetime, time
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
-from engine.clock import CLOCK, DAY_NAMES, rule_clock_time
+from engine.clock import CLOCK, rule_clock_time
 from engine.events import Event
-from engine.triage.rules.extract import QUOTED, parse_fragment
+from engine.triage.classifier import Classification, fold, words
+from engine.triage.rules.clauses import Parts, sentences, take_apart
+from engine.triage.rules.decision import Decision, read_decision
+from engine.triage.rules.extract import (
+    QUOTED,
+    _who_segments,
+    about_phrase,
+    combine,
+    parse_fragment,
+    sources,
+)
+from engine.triage.rules.kindwords import is_kind_word
 from engine.triage.rules.match import Match, Window
+from engine.triage.rules.names import VOCAB, is_german
 from engine.triage.rules.parse import ALWAYS, NEVER, Rule, Section, parse_rules
+from engine.triage.rules.vocab import DAY_ALIASES, STOP
 
-WINDOW = re.compile(rf"\b(?:between|from)\s+{CLOCK}\s*(?:and|to|until|till|-|–)\s*{CLOCK}", re.I)
-AFTER = re.compile(rf"\bafter\s+{CLOCK}(?!\s*(?:minutes|hours|days))", re.I)
-BEFORE = re.compile(rf"\bbefore\s+{CLOCK}(?!\s*(?:minutes|hours|days))", re.I)
-NIGHT = re.compile(r"\b(at night|overnight|during the night|at nighttime)\b", re.I)
-WEEKEND = re.compile(r"\b(?:on\s+)?(?:the\s+)?weekends?\b", re.I)
-WEEKDAYS = re.compile(r"\b(?:on\s+)?(?:weekdays|work ?days|working days)\b", re.I)
+_AND = r"(?:and|to|until|till|y|a|und|bis|et|e|alle|-|–)"
+_ART = r"(?:las\s+|les\s+|le\s+|den\s+|as\s+|os\s+|l')?"
+WINDOW = re.compile(
+    rf"\b(?:between|from|entre|zwischen|von|de|dalle|tra|dalle ore)\s+{_ART}{CLOCK}\s*{_AND}\s*"
+    rf"{_ART}{CLOCK}"
+    r"|\b(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|h)?\s*[-–]\s*(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|h)?"
+    r"(?![\d%/.-])",
+    re.I,
+)
+AFTER = re.compile(
+    rf"\b(?:after|despues de|nach|apres|depois d[ae]s?|dopo)\s+{_ART}{CLOCK}"
+    r"(?!\s*(?:minutes|hours|days|minutos|horas|stunden|heures|ore))",
+    re.I,
+)
+BEFORE = re.compile(
+    rf"\b(?:before|antes de|vor|avant|antes d[ae]s?|prima d[ei]l?l?e?)\s+{_ART}{CLOCK}"
+    r"(?!\s*(?:minutes|hours|days|minutos|horas|stunden|heures|ore))",
+    re.I,
+)
+NIGHT = re.compile(
+    r"\b(at night|overnight|during the night|at nighttime|por la noche|de noche|nachts|"
+    r"la nuit|de nuit|a noite|de madrugada|di notte)\b",
+    re.I,
+)
+WEEKEND = re.compile(
+    r"\b(?:on\s+)?(?:the\s+)?(?:weekends?|fines? de semana|wochenenden?|week-ends?|"
+    r"fins? de semana|fine settimana)\b",
+    re.I,
+)
+WEEKDAYS = re.compile(
+    r"\b(?:on\s+)?(?:weekdays|work ?days|working days|dias laborables|entre semana|werktags|"
+    r"wochentags|en semaine|jours ouvres|dias uteis|giorni feriali)\b",
+    re.I,
+)
+
+
+def _hours(m: re.Match[str]) -> bool:
+    """ "9-17" is a range of hours only when both ends are hours of the day."""
+    if m.group(1):
+        return True
+    return int(m.group(7)) <= 24 and int(m.group(10)) <= 24
+
+
+def _cut(text: str, pattern: re.Pattern[str]) -> tuple[str, re.Match[str] | None]:
+    """Remove every match of ``pattern`` (which reads the text without accents) from the
+    text as written; also returns the first match."""
+    first = None
+    while True:
+        m = pattern.search(fold_keep(text))
+        if not m:
+            return text, first
+        first = first or m
+        text = text[: m.start()] + " " + text[m.end() :]
 
 
 def find_window(text: str) -> tuple[str, Window | None]:
     """Take a time window out of ``text``: hours, night, weekends, weekdays, named days."""
     days: frozenset[int] | None = None
-    if WEEKEND.search(text):
-        days, text = frozenset({5, 6}), WEEKEND.sub(" ", text)
-    elif WEEKDAYS.search(text):
-        days, text = frozenset(range(5)), WEEKDAYS.sub(" ", text)
+    text, weekend = _cut(text, WEEKEND)
+    if weekend:
+        days = frozenset({5, 6})
     else:
+        text, weekdays = _cut(text, WEEKDAYS)
+        if weekdays:
+            days = frozenset(range(5))
+    if days is None:
         unquoted = QUOTED.sub(" ", text)
-        day = rf"(?:{'|'.join(DAY_NAMES)})"
-        named = re.findall(rf"\bon\s+({day})s?\b|\b({day})s\b", unquoted, re.I)
+        day = rf"(?:{'|'.join(DAY_ALIASES)})"
+        prep = r"(?:on|el|los|am|le|les|no|nos|il)"
+        named = re.findall(rf"\b{prep}\s+({day})s?\b|\b({day})s\b", fold(unquoted))
         if named and not re.search(r"\b(start|starts|starting)\b", text, re.I):
-            days = frozenset(DAY_NAMES.index((a or b).lower()) for a, b in named)
-            text = re.sub(rf"\bon\s+{day}s?\b|\b{day}s\b", " ", text, flags=re.I)
+            days = frozenset(DAY_ALIASES[(a or b).lower()] for a, b in named)
+            text, _ = _cut(text, re.compile(rf"\b{prep}\s+{day}s?\b|\b{day}s\b", re.I))
     text = re.sub(r"\(\s*(?:and|,|\s)*\)", " ", text)
     start = end = None
-    m = WINDOW.search(text)
-    if m:
-        start, end = rule_clock_time(*m.group(1, 2, 3)), rule_clock_time(*m.group(4, 5, 6))
+    plain = fold_keep(text)
+    if (m := WINDOW.search(plain)) and _hours(m):
+        groups = m.groups()[:6] if m.group(1) else m.groups()[6:]
+        start, end = rule_clock_time(*groups[:3]), rule_clock_time(*groups[3:])
         text = text[: m.start()] + " " + text[m.end() :]
-    elif (m := AFTER.search(text)) and not re.search(r"\bstart", text[: m.start()], re.I):
+    elif (m := AFTER.search(plain)) and not re.search(r"\bstart", plain[: m.start()], re.I):
         start, end = rule_clock_time(*m.group(1, 2, 3)), time(0, 0)
         text = text[: m.start()] + " " + text[m.end() :]
-    elif (m := BEFORE.search(text)) and not re.search(r"\bstart", text[: m.start()], re.I):
+    elif (m := BEFORE.search(plain)) and not re.search(r"\bstart", plain[: m.start()], re.I):
         start, end = time(0, 0), rule_clock_time(*m.group(1, 2, 3))
         text = text[: m.start()] + " " + text[m.end() :]
-    elif NIGHT.search(text):
+    elif NIGHT.search(plain):
         start, end = time(22, 0), time(7, 0)
-        text = NIGHT.sub(" ", text)
+        text, _ = _cut(text, NIGHT)
     if start is None and days is None:
         return text, None
     if start is None or end is None:
@@ -73,9 +151,33 @@ def find_window(text: str) -> tuple[str, Window | None]:
     return text, Window(start, end, days if days is not None else frozenset(range(7)))
 
 
+def fold_keep(text: str) -> str:
+    """Accents off, case and length kept, so the window patterns (written without accents)
+    match "después", "à", "às" at the places they are written."""
+    return "".join(c if len(f := unicodedata.normalize("NFKD", c)) == 1 else f[0] for c in text)
+
+
 Action = Literal["notify", "drop", "only"]
 """What a rule does to an event in its scope: notify, drop, or "only" (notify iff its
 condition holds and nothing it excludes does)."""
+
+CONDITION_FIELDS = (
+    "starts_within",
+    "starts_after",
+    "added_today",
+    "within",
+    "asks",
+    "urgent",
+    "direct",
+    "mentions_me",
+    "addressed",
+    "min_people",
+    "max_people",
+    "in_person",
+    "video",
+)
+"""What narrows a line's events rather than naming them: split off as the condition of
+"… — notify; for anything later — never"."""
 
 
 @dataclass(frozen=True)
@@ -87,91 +189,142 @@ class CompiledRule:
     negated: Match = field(default_factory=Match)
     window: Window | None = None
     understood: bool = True
+    exclusions: tuple[Match, ...] = ()
+    catch_all: bool = False
+    exception_notifies: bool = False
+    problem: str | None = None
+    label: str = ""
 
-    def applies(self, e: Event, now: datetime) -> bool:
-        if self.window is not None and not self.window.contains(now.astimezone(e.time.tzinfo)):
+    def in_window(self, e: Event, now: datetime) -> bool:
+        return self.window is None or self.window.contains(now)
+
+    def applies(self, e: Event, now: datetime, kinds: Classification) -> bool:
+        """The event is one the line is about (in its window, in scope, not excluded)."""
+        if not self.in_window(e, now) or not self.scope.matches(e, now, kinds):
             return False
-        return self.scope.matches(e, now)
+        return not self.excluded(e, now, kinds)
 
-    def verdict(self, e: Event, now: datetime) -> bool:
+    def excluded(self, e: Event, now: datetime, kinds: Classification) -> bool:
+        return any(x.matches(e, now, kinds) for x in self.exclusions)
+
+    def exception(self, e: Event, now: datetime, kinds: Classification) -> bool:
+        """A Never line says to notify what it excludes ("…; if someone mentions me, tell
+        me"), and this event is one of those."""
+        return (
+            self.exception_notifies
+            and self.in_window(e, now)
+            and self.scope.matches(e, now, kinds)
+            and self.excluded(e, now, kinds)
+        )
+
+    def verdict(self, e: Event, now: datetime, kinds: Classification) -> bool:
         """For a rule that applies: notify (True) or drop (False)."""
         if self.action == "notify":
             return True
         if self.action == "drop":
             return False
-        ok = self.condition.empty or self.condition.matches(e, now)
-        if not self.negated.empty and self.negated.matches(e, now):
+        ok = self.condition.empty or self.condition.matches(e, now, kinds)
+        if not self.negated.empty and self.negated.matches(e, now, kinds):
             ok = False
         return ok
 
 
-_NEGATIVE = re.compile(r"\b(never|don'?t|do not|stop|mute|ignore|skip|silence|no)\b", re.I)
-_ONLY_VERB = (
-    r"(?:notify|tell|alert|ping|show|let|send|bother|interrupt)(?:\s+me)?"
-    r"(?:\s+know)?"
+_NEGATIVE = re.compile(
+    r"\b(never|don'?t|do not|stop|mute|ignore|skip|silence|no|nunca|ignora|ignorar|nie|"
+    r"niemals|ignoriere|ignorieren|jamais|ignorer|mai|ignorare|non)\b",
+    re.I,
 )
+_ONLY = r"(?:only|solo|nur|seulement|uniquement|somente|apenas)"
+_ONLY_VERB = (
+    r"(?:notify|tell|alert|ping|show|let|send|bother|interrupt|avisame|avisarme|avisa|"
+    r"notificame|notifica|dime|benachrichtige|benachrichtigen|melde|informiere|previens|"
+    r"signale|notifie|avise|notifique|avvisami|notificami|segnala|segnalami|dimmi)"
+    r"(?:\s+(?:me|moi|mich|mir))?(?:\s+know)?"
+)
+_IF = (
+    r"(?:if|when|that|which|who|where|as long as|si|cuando|que|wenn|falls|die|der|quand|qui|"
+    r"se|quando|che)"
+)
+_ABOUT = r"(?:about|of|for|when|if|de|del|sobre|von|uber|bei|sur|des|du|do|da|di|su|dei)"
 
 
 def _drop_verbs(text: str) -> str:
-    return re.sub(
-        rf"^\s*(?:for\s+)?(?:always\s+|never\s+|please\s+|only\s+)?(?:{_ONLY_VERB}\b)?\s*"
-        r"(?:about\b|of\b|for\b)?\s*",
-        " ",
-        text,
-        flags=re.I,
+    low = fold_keep(text).lower()
+    m = re.match(
+        rf"^\s*(?:for\s+)?(?:always\s+|never\s+|please\s+|{_ONLY}\s+)?(?:{_ONLY_VERB}\b)?\s*"
+        rf"(?:{_ABOUT}\b)?\s*",
+        low,
     )
+    return " " + text[m.end() :] if m else text
 
 
 def _condition(text: str) -> tuple[Match, Match]:
     """A condition clause and what it excludes: "in person, not video calls"; extra
     sentences that ignore something ("Ignore video calls.") are exclusions too."""
-    sentences = [s for s in re.split(r"(?<=[.;!])\s+", text.strip()) if s.strip()]
-    first, rest = (sentences[0], sentences[1:]) if sentences else ("", [])
+    parts = sentences(text.strip())
+    first, rest = (parts[0], parts[1:]) if parts else ("", [])
     negated = Match()
     neg = re.search(
-        r"(?:,\s*|\s+|\()(?:but\s+)?not\s+(?:from\s+|for\s+|when\s+|about\s+)?"
-        r"(?:it'?s\s+)?(?:an?\s+|the\s+)?(.+)$",
-        first,
+        r"(?:,\s*|\s+|\()(?:but\s+|pero\s+|aber\s+|mais\s+|mas\s+|ma\s+)?"
+        r"(?:not|no|nicht|pas|nao|non)\s+(?:from\s+|for\s+|when\s+|about\s+|de\s+|von\s+)?"
+        r"(?:it'?s\s+)?(?:an?\s+|the\s+|los\s+|las\s+|die\s+|les\s+|os\s+|as\s+|le\s+)?(.+)$",
+        fold_keep(first),
         re.I,
     )
     if neg:
-        negated = parse_fragment(neg.group(1))
+        negated = parse_fragment(first[neg.start(1) :])
         first = first[: neg.start()]
+    found = _alternatives(first, Style.of(text), Match())
     for sentence in rest:
-        if re.match(r"^\s*(ignore|skip|not|never|no|don'?t|exclude)\b", sentence, re.I):
+        if re.match(
+            r"^\s*(ignore|skip|not|never|no|don'?t|exclude|ignora|ignorar|ignoriere|ignorer|"
+            r"nicht|nunca|jamais|mai)\b",
+            fold_keep(sentence),
+            re.I,
+        ):
             extra = parse_fragment(re.sub(r"^\s*\w+'?\w*\s+", "", sentence))
             if negated.empty:
                 negated = extra
-    return parse_fragment(first), negated
+    return found or parse_fragment(first), negated
 
 
 def _split_restrictive(text: str) -> tuple[str, str, bool] | None:
-    """(scope, condition, condition_is_exclusion) for only/unless/except rules."""
+    """(scope, condition, condition_is_exclusion) for only/unless/except rules, in the six
+    languages ("solo avísame de …", "nur wenn …", "sauf …")."""
     body = text.strip(" ,")
-    m = re.match(rf"^(.*?)\bonly\s+{_ONLY_VERB}\s*(?:about|of|for|when|if)?\s*(.*)$", body, re.I)
+    low = fold_keep(body).lower()
+    m = re.match(rf"^(.*?)\b{_ONLY}\s+{_ONLY_VERB}\s*(?:{_ABOUT})?\s*(.*)$", low)
     if m:
-        before, rest = m.group(1), m.group(2)
-        c = re.search(r"\b(?:if|when|that|which|who|where|as long as)\b", rest, re.I)
+        before, rest = body[: m.end(1)], body[m.start(2) :]
+        c = re.search(rf"\b{_IF}\b", low[m.start(2) :])
         if c and not before.strip(" ,:"):
             return rest[: c.start()], rest[c.end() :], False
         return before, rest, False
-    m = re.search(r"\bonly\s+(?:if|when|that|who|where|as long as)\b", body, re.I)
-    if m:
-        return body[: m.start()], body[m.end() :], False
     m = re.search(
-        r"\b(?:nothing|no notifications?|none)\s+(?:except|but|other than)\b|"
-        r"\bexcept(?:\s+for)?\b",
-        body,
-        re.I,
+        rf"\b{_ONLY}\s+(?:if|when|that|who|where|as long as|si|cuando|wenn|falls|quand|se|"
+        r"quando)\b",
+        low,
     )
     if m:
         return body[: m.start()], body[m.end() :], False
-    m = re.search(r"\bunless\b", body, re.I)
+    m = re.search(
+        r"\b(?:nothing|no notifications?|none|nada|nichts|rien|niente)\s+(?:except|but|other "
+        r"than|excepto|salvo|menos|ausser|sauf|exceto|tranne|eccetto)\b|"
+        r"\b(?:except(?:\s+for)?|excepto|salvo|ausser|ausgenommen|sauf|exceto|tranne|eccetto)\b",
+        low,
+    )
+    if m:
+        return body[: m.start()], body[m.end() :], False
+    m = re.search(
+        r"\b(?:unless|a menos que|a no ser que|es sei denn|sauf si|a moins que|a nao ser que|"
+        r"salvo se|a meno che)\b",
+        low,
+    )
     if m:
         scope = body[: m.start()]
         # "ignore X unless Y" keeps X only when Y; "tell me about X unless Y" drops X when Y
-        return scope, body[m.end() :], not _NEGATIVE.search(scope)
-    m = re.search(r"\bonly\b", body, re.I)
+        return scope, body[m.end() :], not _NEGATIVE.search(fold_keep(scope))
+    m = re.search(rf"\b{_ONLY}\b", low)
     if m:
         return body[: m.start()], body[m.end() :], False
     return None
@@ -184,25 +337,343 @@ _RESTATED_DEFAULT = re.compile(
 )
 
 
+NAMED_ROLES = re.compile(
+    r"\b(?:my|mi|mis|meine[nmr]?|mon|ma|mes|meu|minha|mio|mia|our|nuestro|nuestra|unser[e]?)\s+"
+    r"(boss|manager|accountant|lawyer|attorney|landlord|landlady|doctor|dentist|agent|teacher|"
+    r"jefe|jefa|gestor|gestora|abogad[oa]|casero|casera|medic[oa]|pediatra|profesor[a]?|chef|"
+    r"chefin|vorgesetzte[rn]?|steuerberater(?:in)?|anwalt|anwaltin|vermieter(?:in)?|arzt|"
+    r"arztin|patron|patronne|comptable|avocat[e]?|proprietaire|medecin|chefe|contador[a]?|"
+    r"advogad[oa]|senhori[oa]|capo|commercialista|avvocat[oa]|padron[ea]|dottore|dottoressa)\b",
+    re.I,
+)
+PLACE = re.compile(
+    r"\b(?:outside|away from|not at|fuera de|ausserhalb|en dehors d[eu]|hors d[eu]|fora d[aoe]|"
+    r"fuori d[aei])\s+(?:the\s+|la\s+|el\s+|der\s+|dem\s+|le\s+|a\s+|o\s+|il\s+)?(\w+)",
+    re.I,
+)
+
+
+ANYONE = re.compile(
+    r"^(?:anyone|anybody|everyone|any sender|whoever|cualquiera|todos|jeder|jedem|allen|"
+    r"n'importe qui|tout le monde|qualquer um|todos|chiunque|tutti)\b",
+    re.I,
+)
+
+
+FROM = re.compile(r"\b(?:from|von|vom)\s+(.+)$", re.I)
+
+
+def _unread_sender(text: str) -> str | None:
+    """What a line says after "from" when nothing in it names a sender ("from unknown
+    numbers"), or None."""
+    for m in FROM.finditer(text):
+        seg = re.split(
+            r"[.;:!?(—–]|\s(?:about|sobre|that|which|who|unless|except|only)\s", m.group(1)
+        )[0]
+        seg = seg.strip(" ,")
+        found = parse_fragment(seg)
+        content = [w for w in words(seg) if w not in STOP and w not in VOCAB and len(w) > 2]
+        if content and not ANYONE.match(seg) and not (found.has_who() or found.kinds):
+            return seg
+    return None
+
+
+def _problem(rule_text: str, scope: Match, *conditions: Match) -> str | None:
+    """Why a line cannot be applied as written, or None."""
+    low = fold(rule_text)
+    place = PLACE.search(low)
+    if place:
+        return (
+            f"where is \u201c{place.group(1)}\u201d? I can only tell in-person events from video "
+            "calls; name the address or say \u201cin person\u201d"
+        )
+    role = NAMED_ROLES.search(low)
+    identity = scope.has_identity() or any(c.has_identity() for c in conditions)
+    if role and not identity:
+        return f"who is \u201cmy {role.group(1)}\u201d? Add their name or e-mail address"
+    unread = _unread_sender(rule_text)
+    if unread and not scope.has_who() and not scope.kinds and not scope.any_of:
+        return f"who is \u201c{unread}\u201d? Name them or their address"
+    if not scope.says_something and not any(c.says_something for c in conditions):
+        return "I can't tell which events this line is about"
+    return None
+
+
+@dataclass(frozen=True)
+class Style:
+    """What the whole line shows and a clause alone may not: German (every noun
+    capitalised) or all lower case (names too)."""
+
+    german: bool = False
+    casual: bool = False
+
+    @classmethod
+    def of(cls, text: str) -> Style:
+        return cls(is_german(text), text == text.lower())
+
+
+SEPARATOR = re.compile(r",?\s+(?:and|or|y|o|e|und|oder|et|ou|ni|nor|noch|nem)\s+|,\s+", re.I)
+
+
+def _top_level(text: str) -> list[str]:
+    """Split on list separators outside parentheses and quotes."""
+    pieces, depth, start = [], 0, 0
+    masked = []
+    for ch in text:
+        depth += ch in "(«“"
+        depth -= ch in ")»”" and depth > 0
+        masked.append("_" if depth and ch not in "(«“" else ch)
+    flat = "".join(masked)
+    for m in SEPARATOR.finditer(flat):
+        pieces.append(text[start : m.start()])
+        start = m.end()
+    pieces.append(text[start:])
+    return [p for p in (q.strip() for q in pieces) if p]
+
+
+GENERIC_HEADS = frozenset(
+    {
+        "messages", "message", "emails", "email", "mails", "mail", "texts", "anything",
+        "things", "stuff", "notifications", "mensajes", "correos", "nachrichten", "mensagens",
+        "messaggi", "any", "all", "the", "a", "an", "los", "las",
+        "les", "die", "os", "as", "gli", "le", "whatsapps", "e", "whatsapp",
+        "avisos", "notificaciones", "notices", "alerts", "meldungen", "benachrichtigungen",
+        "avisi", "notifiche", "notificacoes", "updates", "mitteilungen", "courriers",
+    }
+)  # fmt: skip
+"""Words a line uses for "whatever they send": "messages from Nina" names only a sender."""
+
+
+def _who_only(piece: str, found: Match) -> bool:
+    """ "messages from Nina": it names who, and nothing else but generic words."""
+    if not found.has_who() or found.kinds or found.topics:
+        return False
+    rest = re.sub(r"\([^()]*\)", " ", _take_who(piece))
+    return all(w in GENERIC_HEADS or is_kind_word(w, fold) for w in words(rest))
+
+
+def _take_who(piece: str) -> str:
+    cut = re.split(r"\b(?:from|de|von|vom|du|des|do|da|di|del|by)\b", piece, maxsplit=1, flags=re.I)
+    return cut[0]
+
+
+CONDITIONS = (
+    "mentions_me",
+    "asks",
+    "urgent",
+    "starts_within",
+    "starts_after",
+    "in_person",
+    "video",
+    "added_today",
+    "calendar_change",
+    "min_people",
+    "max_people",
+    "direct",
+    "group",
+)
+_OR = re.compile(r"\s+(?:or|o|ou|oder)\s+", re.I)
+
+
+def _either_condition(text: str, style: Style, context: Match) -> Match | None:
+    """ "when someone mentions me or asks a question": conditions joined by "or" are
+    alternatives (a Match is otherwise a conjunction)."""
+    pieces = [p for p in _OR.split(text) if p.strip()]
+    phrase = about_phrase(text)
+    if len(pieces) < 2 or (phrase and _OR.search(phrase)):
+        return None  # "about shifts, sick days or a missing delivery": one topic list
+    read = [
+        parse_fragment(p, german=style.german, casual=style.casual, context=context) for p in pieces
+    ]
+    said = [
+        frozenset(f for f in CONDITIONS if getattr(m, f) not in (None, False))
+        | ({"topics"} if m.topics else set())
+        | ({"kinds"} if m.kinds else set())
+        for m in read
+    ]
+    if not all(said) or len(set(said)) < len(said):
+        return None
+    return Match(any_of=tuple(read))
+
+
+def _alternatives(text: str, style: Style, context: Match) -> Match | None:
+    """A list whose items name different things and different senders: "flight changes and
+    messages from Nina", "vulnerability reports from a person, and security advisories".
+    A "from …" at the end of a list is said of every item ("builds and comments from
+    GitHub"), so it does not split it."""
+    either = _either_condition(text, style, context)
+    if either is not None:
+        return either
+    pieces = _top_level(text)
+    if len(pieces) < 2:
+        return None
+    read = [
+        parse_fragment(p, german=style.german, casual=style.casual, context=context) for p in pieces
+    ]
+    groups: list[list[str]] = [[pieces[0]]]
+    has_kinds, has_who = [bool(read[0].kinds)], [read[0].has_who()]
+    for i in range(1, len(pieces)):
+        prev, cur = read[i - 1], read[i]
+        # a sender said of an earlier item is not said of a later item naming its own kinds
+        new = prev.has_who() and bool(cur.kinds) and not _trailing_who_covers(read, i)
+        # "messages from Nina" after items naming kinds with no sender: an alternative
+        new = new or (_who_only(pieces[i], cur) and has_kinds[-1] and not has_who[-1])
+        if new:
+            groups.append([pieces[i]])
+            has_kinds.append(bool(cur.kinds))
+            has_who.append(cur.has_who())
+        else:
+            groups[-1].append(pieces[i])
+            has_kinds[-1] = has_kinds[-1] or bool(cur.kinds)
+            has_who[-1] = has_who[-1] or cur.has_who()
+    if len(groups) < 2:
+        return None
+    options = tuple(
+        parse_fragment(", ".join(g), german=style.german, casual=style.casual, context=context)
+        for g in groups
+    )
+    if not all(o.says_something for o in options):
+        return None
+    return Match(any_of=options)
+
+
+def _trailing_who_covers(read: list[Match], i: int) -> bool:
+    """Items before ``i`` that name only identities ("LinkedIn, Instagram, Behance and
+    other social networks") are examples of a kind, not a separate sender to split on."""
+    return all(not m.kinds and m.has_identity() and not m.sources for m in read[:i])
+
+
+def _read(label: str, body: str, style: Style) -> Match:
+    """The conditions of a line's body, with what its label adds: the kinds it names when
+    the body names none (then the body's names outside a "from …" are its examples), its
+    sources, quoted chats and addresses. A label's other capitals are its title."""
+    named = parse_fragment(label, german=style.german, casual=style.casual) if label else Match()
+    context = Match(kinds=named.kinds)
+    found = Match()
+    if body.strip():
+        found = _alternatives(body, style, context) or parse_fragment(
+            body, german=style.german, casual=style.casual, context=context
+        )
+    if not label:
+        return found
+    if not found.kinds and named.kinds and found.names and not found.any_of:
+        who = {n for seg in _who_segments(body) for n in found.names if fold(n) in fold(seg)}
+        found = replace(
+            found,
+            names=tuple(n for n in found.names if n in who),
+            examples=found.examples + tuple(n for n in found.names if n not in who),
+        )
+    extra = Match(
+        kinds=frozenset() if found.kinds or found.any_of else named.kinds,
+        sender_kinds=frozenset() if found.has_who() else named.sender_kinds,
+        automated=named.automated,
+        direct=named.direct,
+        sources=sources(fold(label))[0].sources - {"calendar"},
+        chats=named.chats,
+        domains=named.domains,
+        addresses=named.addresses,
+    )
+    return combine(found, extra)
+
+
+def _exclusions(parts: Parts, style: Style) -> tuple[Match, ...]:
+    out: list[Match] = []
+    for text in parts.exclusions:
+        found = _alternatives(text, style, Match()) or parse_fragment(
+            text, german=style.german, casual=style.casual
+        )
+        options = found.any_of or (found,)
+        out += [m for m in options if m.says_something and not m.anything]
+    return tuple(out)
+
+
+def _section_rule(rule: Rule, text: str, section: Section) -> CompiledRule:
+    style = Style.of(rule.text)
+    parts = take_apart(text, section_rule=True)
+    rest, window = find_window(parts.body)
+    scope = _read(parts.label, rest, style)
+    if parts.catch_all:
+        scope = replace(scope, anything=True)
+    action: Action = "drop" if section == NEVER else "notify"
+    problem = None if parts.catch_all else _problem(rule.text, scope)
+    return CompiledRule(
+        rule,
+        scope,
+        action,
+        window=window,
+        understood=problem is None,
+        exclusions=_exclusions(parts, style),
+        catch_all=parts.catch_all,
+        exception_notifies=parts.exception_notifies and section == NEVER,
+        problem=problem,
+        label=parts.label,
+    )
+
+
+def _split_conditions(full: Match) -> tuple[Match, Match]:
+    """(what the line names, what narrows it): "meetings starting in the next 24 hours"
+    → (meetings, starting in the next 24 hours)."""
+    narrowing: dict[str, Any] = {f: getattr(full, f) for f in CONDITION_FIELDS}
+    defaults: dict[str, Any] = {f: getattr(Match(), f) for f in CONDITION_FIELDS}
+    return replace(full, **defaults), replace(Match(), **narrowing)
+
+
+def _conditional_rule(rule: Rule, text: str, decision: Decision) -> CompiledRule:
+    style = Style.of(rule.text)
+    parts = take_apart(text, section_rule=True)
+    rest, window = find_window(parts.body)
+    full = _read(parts.label, rest, style)
+    negated = Match()
+    if decision.condition:
+        condition, negated = _condition(decision.condition)
+        scope = full
+    else:
+        scope, condition = _split_conditions(full)
+    if parts.catch_all or not scope.says_something:
+        scope = replace(scope, anything=True)
+    problem = _problem(rule.text, scope, condition)
+    if condition.empty and negated.empty:
+        problem = problem or "it says when to notify but I can't read the condition"
+    return CompiledRule(
+        rule,
+        scope,
+        "only",
+        condition,
+        negated,
+        window,
+        understood=problem is None,
+        exclusions=_exclusions(parts, style),
+        catch_all=parts.catch_all,
+        problem=problem,
+        label=parts.label,
+    )
+
+
 def compile_rule(rule: Rule) -> CompiledRule:
-    section = rule.section
     # "...; other group messages are fine to skip" restates what not matching means
     text = _RESTATED_DEFAULT.sub("", rule.text).strip() or rule.text
-    if section in (NEVER, ALWAYS):
-        rest, window = find_window(text)
-        scope = parse_fragment(_drop_verbs(rest))
-        action: Action = "drop" if section == NEVER else "notify"
-        return CompiledRule(rule, scope, action, window=window, understood=scope.says_something)
+    body, decision = read_decision(text)
+    if decision is not None and decision.conditional:
+        return _conditional_rule(rule, body, decision)
+    if rule.section in (NEVER, ALWAYS):
+        return _section_rule(rule, body, rule.section)
+    return _custom_rule(rule, text)
+
+
+def _custom_rule(rule: Rule, text: str) -> CompiledRule:
     split = _split_restrictive(text)
     if split is None:
         rest, window = find_window(text)
-        action = "drop" if _NEGATIVE.search(rest) else "notify"
-        scope = parse_fragment(_drop_verbs(re.sub(_NEGATIVE, " ", rest)))
-        return CompiledRule(rule, scope, action, window=window, understood=scope.says_something)
+        action: Action = "drop" if _NEGATIVE.search(fold_keep(rest)) else "notify"
+        scope = parse_fragment(_drop_verbs(_NEGATIVE.sub(" ", rest)))
+        problem = _problem(rule.text, scope)
+        return CompiledRule(
+            rule, scope, action, window=window, understood=problem is None, problem=problem
+        )
     scope_text, cond_text, exclusion = split
     scope_text, window = find_window(scope_text)
     cond_text, cond_window = find_window(cond_text)
-    scope = parse_fragment(_drop_verbs(re.sub(_NEGATIVE, " ", scope_text)))
+    scope = parse_fragment(_drop_verbs(_NEGATIVE.sub(" ", scope_text)))
     condition, negated = _condition(_drop_verbs(cond_text))
     if cond_window is not None:
         condition = replace(condition, within=cond_window)
@@ -210,8 +681,19 @@ def compile_rule(rule: Rule) -> CompiledRule:
         condition, negated = Match(), condition
     if not scope.says_something:
         scope = Match(anything=True)
-    understood = condition.says_something or negated.says_something
-    return CompiledRule(rule, scope, "only", condition, negated, window, understood)
+    problem = _problem(rule.text, scope, condition, negated)
+    if problem is None and not (condition.says_something or negated.says_something):
+        problem = "I can't read the condition of this line"
+    return CompiledRule(
+        rule,
+        scope,
+        "only",
+        condition,
+        negated,
+        window,
+        understood=problem is None,
+        problem=problem,
+    )
 
 
 @lru_cache(maxsize=512)

@@ -1,13 +1,16 @@
 """Reading one clause of a rule into a ``Match``, one small extractor per aspect.
 
 An extractor takes the text still to read and returns what it found and the text it leaves
-for the next. ``parse_fragment`` runs them in three passes:
+for the next. ``parse_fragment`` runs them in four passes:
 
 1. literals are taken out: quoted phrases, addresses, domains, asides in parentheses (the
-   asides are read last, once it is known what else the clause names);
-2. keywords are read from what is left, folded to lower case. They take nothing out: "Zoom"
+   asides are read last, once it is known what else the clause names), and a relative
+   clause saying what people want ("patients who want to cancel …": a topic);
+2. kind phrases are taken out: what the events are (receipts, billing problems) and who
+   sends them (automated tools, clients), in six languages (``kindwords``);
+3. keywords are read from what is left, folded to lower case. They take nothing out: "Zoom"
    is a kind of call and may also be read as a name later;
-3. phrases are taken out in turn: a subject in capitals, a named chat, topics, names.
+4. phrases are taken out in turn: a subject in capitals, a named chat, topics, names.
 
 Last, ``settle`` adds what the conditions imply (a named chat is on WhatsApp, a calendar
 condition is about the calendar) and drops duplicates.
@@ -19,12 +22,15 @@ import re
 from collections.abc import Callable
 from dataclasses import fields, replace
 from datetime import timedelta
+from functools import lru_cache
 from typing import Any
 
 from engine.triage.classifier import fold, words
+from engine.triage.classifier.text import fold_with_map, language
+from engine.triage.rules.kindwords import KIND_WORDS, is_kind_word
 from engine.triage.rules.match import Match
-from engine.triage.rules.names import VOCAB, example_list, name_list
-from engine.triage.rules.vocab import CATEGORY_WORDS, NUMBER_WORDS, ROLE_WORDS, SOURCE_WORDS, STOP
+from engine.triage.rules.names import VOCAB, example_list, is_german, name_list
+from engine.triage.rules.vocab import FAMILY_ROLES, NUMBER_WORDS, ROLE_WORDS, SOURCE_WORDS, STOP
 
 Extracted = tuple[Match, str]
 """(the conditions an extractor found, the text it leaves for the next)"""
@@ -35,25 +41,141 @@ QUOTED = re.compile(r"[\"“”„«»]([^\"“”„«»]{1,80})[\"“”„«�
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 DOMAIN = re.compile(r"(?<![\w.@-])@?((?:[a-z0-9][a-z0-9-]*\.)+[a-z]{2,})(?![\w-])", re.I)
 PARENS = re.compile(r"\(([^()]*)\)")
+UNITS = (
+    r"(minutes?|mins?|hours?|hrs?|h|days?|weeks?|minutos?|horas?|dias?|semanas?|minuten|"
+    r"stunden?|tagen?|tage|wochen?|heures?|jours?|semaines?|minuti|ore|giorni|settimane?)"
+)
 DURATION = re.compile(
-    r"\b(?:in|within|during)\s+(?:the\s+)?(?:next\s+)?(?:less than\s+|under\s+)?"
-    r"(\d+|an?|one|two|three|four|five|six|seven|twelve)\s*"
-    r"(minutes?|mins?|hours?|hrs?|h|days?|weeks?)\b",
+    r"\b(?:in|within|during|en|dentro de|innerhalb(?: von)?|dans|nas?|em|nelle|entro|nei|"
+    r"in den)\s+(?:the\s+|las\s+|los\s+|les\s+|as\s+|os\s+|le\s+)?"
+    r"(?:next\s+|proximas\s+|proximos\s+|nachsten\s+|prochaines\s+|prochains\s+|"
+    r"prossime\s+|prossimi\s+)?(?:less than\s+|under\s+|menos de\s+|weniger als\s+|"
+    r"moins de\s+|meno di\s+)?"
+    r"(\d+|an?|one|two|three|four|five|six|seven|twelve|una?|zwei|drei|deux|trois|dos|tres|"
+    r"due|tre)\s*" + UNITS + r"\b",
     re.I,
 )
 ABOUT = re.compile(
-    r"\b(?:about|regarding|concerning|related to|on the topic of)\s+(.+?)"
+    r"\b(?:(?:about(?!\s+to\b)|regarding|concerning|related to|on the topic of|acerca de|"
+    r"sobre|uber|betreffend|concernant|a respeito de|riguardo a?)\s+|"
+    r"(?:a propos|au sujet) d(?:'|e\s+|u\s+|es\s+))(.+?)"
     r"(?=$|[.;:!?]|\bonly\b|\bif\b|\bwhen\b|\bunless\b|\bfrom\b|\bnot\b|,\s*"
-    r"(?:always|never|tell|notify|whoever|even))",
+    r"(?:always|never|tell|notify|whoever|even|or|and|o|y|ou|et|oder|und|e)\b)",
     re.I,
 )
+SENDER_PREP = re.compile(
+    r"(?:^|\s)(?:from|by|at|on|de|del|de la|de los|de las|von|vom|von der|der|dem|du|des|"
+    r"de l'|d'|do|da|dos|das|di|dal|dalla|della|dello|dai|degli|bei)\s+(?=\S)",
+    re.I,
+)
+OTHER_ALIKE = re.compile(
+    r"\b(?:or|and|y|u|o|e|und|oder|et|ou)\s+(?:any\s+|all\s+)?(?:other|otros?|otras?|andere[n]?|"
+    r"autres?|outros?|outras?|altri|altre)\b|\betc\b|\band the like\b|\by similares\b|"
+    r"\bund [äa]hnliche\b|\bet similaires\b",
+    re.I,
+)
+BARE_WHO = {
+    "apps",
+    "app",
+    "tools",
+    "tool",
+    "services",
+    "software",
+    "platforms",
+    "platform",
+    "systems",
+    "system",
+    "machines",
+    "machine",
+    "servicios",
+    "aplicaciones",
+    "plataformas",
+    "plataforma",
+    "sistemas",
+    "sistema",
+    "diensten",
+    "dienste",
+    "anwendungen",
+    "systeme",
+    "applications",
+    "systemes",
+    "aplicativos",
+    "servicos",
+    "servizi",
+    "applicazioni",
+    "sistemi",
+    "piattaforme",
+}
+CONNECTORS = {
+    "other",
+    "any",
+    "automated",
+    "automatic",
+    "the",
+    "from",
+    "and",
+    "or",
+    "by",
+    "of",
+    "de",
+    "del",
+    "des",
+    "du",
+    "do",
+    "da",
+    "di",
+    "von",
+    "vom",
+    "y",
+    "e",
+    "und",
+    "et",
+    "ou",
+    "o",
+    "les",
+    "los",
+    "las",
+    "a",
+    "an",
+    "all",
+    "my",
+    "mis",
+    "meine",
+    "mes",
+    "meus",
+    "miei",
+    "some",
+    "various",
+    "otros",
+    "otras",
+    "andere",
+    "anderen",
+    "autres",
+    "outros",
+    "altri",
+    "la",
+    "le",
+    "el",
+    "der",
+    "die",
+    "das",
+    "den",
+    "dem",
+}
+
+
+MATCH_FIELDS = fields(Match)
 
 
 def combine(found: Match, more: Match) -> Match:
     """Conditions of two extractors together: sets are joined, lists appended, and a value
     ``more`` sets (a flag, a number) replaces ``found``'s default."""
+    if more == NOTHING:
+        return found
+    if found == NOTHING:
+        return more
     changes: dict[str, Any] = {}
-    for f in fields(Match):
+    for f in MATCH_FIELDS:
         mine, theirs = getattr(found, f.name), getattr(more, f.name)
         if isinstance(mine, frozenset):
             changes[f.name] = mine | theirs
@@ -93,19 +215,32 @@ def quoted(text: str) -> Extracted:
         q = q1 or q2
         at = low.find(fold(q))
         after, before = low[at + len(q) :][:40], low[:at][-30:]
-        if re.search(r"\b(subject|title)\b", after + " " + before):
+        near = f"{after} {before}"
+        if re.search(r"\b(subject|title|asunto|betreff|objet|assunto|oggetto)\b", near):
             subject_phrases.append(q)
-        elif re.search(r"\b(group|chat|channel)\b", after[:25] + " " + before[-12:]):
+        elif re.search(
+            r"\b(group|chat|channel|grupo|gruppe|groupe|gruppo)\b",
+            after[:25] + " " + before[-12:],
+        ):
             chats.append(q)
         else:
             names.append(q)
-    found = Match(names=tuple(names), chats=tuple(chats), subject_phrases=tuple(subject_phrases))
+    found = Match(
+        names=tuple(n.strip() for n in names),
+        chats=tuple(c.strip() for c in chats),
+        subject_phrases=tuple(p.strip() for p in subject_phrases),
+    )
     return found, QUOTED.sub(_addresses_in_quotes, text)
 
 
 def _addresses_in_quotes(quote: re.Match[str]) -> str:
     inside = EMAIL.findall(quote.group(0))
     return f" {' '.join(inside)} " if inside else " "
+
+
+def recipients(text: str) -> Extracted:
+    """ "reports to security@example.org": where mail is sent, which events do not say."""
+    return Match(), re.sub(r"\b(?:to|an|a|à|para)\s+[\w.+-]+@[\w-]+(?:\.[\w-]+)+", " ", text)
 
 
 def addresses(text: str) -> Extracted:
@@ -120,50 +255,265 @@ def domains(text: str) -> Extracted:
     return Match(domains=found), DOMAIN.sub(" ", text)
 
 
+ROLE_ASIDE = re.compile(
+    r"\b((?:my|mi|mis|meine[nr]?|mes|mon|ma|meus|minhas?|meu|miei|mie|mio|mia)\s+\w+)\s*"
+    r"\(([^()]*)\)",
+    re.I,
+)
+
+
+FROM_ASIDE = re.compile(
+    r"\b((?:from|de|von|vom|du|des|do|da|di|del|dal)\s+(?:the\s+|la\s+|el\s+|le\s+|der\s+|"
+    r"dem\s+|o\s+|a\s+|il\s+|l')?[^\W\d][\w'-]*(?:\s+[^\W\d][\w'-]*){0,3})\s*\(([^()]*)\)",
+    re.I,
+)
+
+
 def asides(text: str) -> tuple[tuple[str, ...], str]:
-    """What is said in parentheses, taken out to be read last (``aside_names``)."""
+    """What is said in parentheses, taken out to be read last (``aside_names``). Names
+    given for a role ("my kids (Leo and Mia)") or for a sender ("from the external lab
+    (Vetlab, IDEXX)") stay in the text, where they are read as senders."""
+    text = ROLE_ASIDE.sub(_role_names, text)
+    text = FROM_ASIDE.sub(_sender_names, text)
     return tuple(PARENS.findall(text)), PARENS.sub(" ", text)
 
 
-# 2. keywords (read from folded text, which they leave as it is) -----------------------------
+def _sender_names(m: re.Match[str]) -> str:
+    inner = m.group(2)
+    if example_list(inner) and not re.search(r"\b(?:e\.g|like|such as|etc|not|no|pas)\b", inner):
+        return f"{m.group(1)} {inner}"
+    return m.group(0)
+
+
+def _role_names(m: re.Match[str]) -> str:
+    inner = m.group(2)
+    if fold(m.group(1).split()[-1]) in ROLE_WORDS and name_list(inner) and "saved" not in inner:
+        return f"{m.group(1)} {inner}"
+    return m.group(0)
+
+
+RELATIVE = re.compile(
+    r"\b(?:(?:who|que|die|qui|che)\s+(?:want|wants|wish|wishes|quieren|quiere|desean|wollen|"
+    r"mochten|mochte|veulent|veut|souhaitent|querem|quer|desejam|vogliono|vuole|desiderano)"
+    r"\s+(?:to\s+)?|(?:telling|informing|warning) me (?:that |about )?|saying (?:that )?|"
+    r"(?:diciendome|avisandome) (?:que )?|(?:m'informant|me disant) (?:que )?|"
+    r"(?:me avisando|me dizendo) (?:que )?|(?:dicendomi|avvisandomi) (?:che )?)(.+)$",
+    re.I,
+)
+
+
+def wanting(text: str) -> Extracted:
+    """ "patients who want to cancel or move an appointment": what they want is a topic,
+    and one of its words is enough."""
+    m = RELATIVE.search(text)
+    if not m:
+        return Match(), text
+    topics = _topic_words(m.group(1))
+    return Match(topics=topics, topic_min=1), text[: m.start()]
+
+
+# 2. kind phrases ----------------------------------------------------------------------------
+
+
+def _proper_noun(text: str, start: int, end: int, german: bool) -> bool:
+    """ "Seguridad Social" is an office, not security: a capitalised phrase next to another
+    capitalised word, away from the start of the clause (German capitalises every noun)."""
+    if german:
+        return False
+    word = text[start:end]
+    if not word[:1].isupper() or word.isupper():
+        return False
+    before = text[:start].rstrip()
+    if not before or before[-1] in ":;.!?(—–-":
+        return False
+    prev = before.split()[-1] if before.split() else ""
+    nxt = (text[end:].split() or [""])[0]
+
+    def name_like(token: str) -> bool:
+        core = token.strip(".,;:'’()«»\"")
+        return core[:1].isupper() and not is_kind_word(core, fold) and fold(core) not in STOP
+
+    return name_like(prev) or name_like(nxt)
+
+
+def _bare_noun_without_owner(low: str, start: int, word: str) -> bool:
+    """ "delivery apps" is a kind of app the reader does not know, not any automated sender."""
+    if word not in BARE_WHO:
+        return False
+    prev = low[:start].split()[-1:] if low[:start].split() else []
+    return bool(prev) and prev[0] not in CONNECTORS and prev[0] not in STOP
+
+
+def _negated(low: str, start: int) -> bool:
+    """ "emails that don't need a reply": the words just before deny it."""
+    before = " ".join(low[:start].split()[-3:])
+    return bool(
+        re.search(
+            r"\b(?:don'?t|doesn'?t|do not|does not|not|no|never|without|nothing|no need|"
+            r"sin|ohne|keine?|nicht|sans|pas|ne|sem|nao|senza|non)\b",
+            before,
+        )
+    )
+
+
+def _not_a_sender(text: str, low: str, start: int, end: int) -> bool:
+    """ "8 personnes" counts people; "in person" is a place; in "people from Kessler" and
+    "Kessler people" the sender is Kessler: none of them says a person writes."""
+    before = low[:start].rstrip()
+    if re.search(r"(?:\d|\+|\bin|\bin-|\ben|\bdi|\bvor)$", before):
+        return True
+    if re.search(
+        r"\b(?:for|para|pour|fur|per|to)(?:\s+(?:my|mis|mi|meine[nr]?|mes|meus|miei|our|"
+        r"the|los|las|les|die))?$",
+        before,
+    ):
+        return True  # "results for my patients": whom it is about, not who writes
+    after = text[end:]
+    if re.match(r"\s+(?:from|at|of|de|del|von|vom|du|des|do|da|di)\s+(?:the\s+)?[A-Z0-9@]", after):
+        return True
+    prev = text[:start].split()[-1:] if text[:start].split() else []
+    return bool(prev) and prev[0][:1].isupper() and not is_kind_word(prev[0], fold)
+
+
+def kind_words(text: str, german: bool | None = None) -> Extracted:
+    """Kinds of events and senders, taken out of the text phrase by phrase."""
+    german = is_german(text) if german is None else german
+    kinds: set[str] = set()
+    senders: set[str] = set()
+    asks = urgent = direct = automated = None
+    who = _who_spans(text)
+    low, origin = fold_with_map(text)
+    for entry in KIND_WORDS:
+        if not entry.pattern.search(low):
+            continue
+        spans: list[tuple[int, int]] = []
+        spans_low: list[int] = []
+        in_who = False
+        for m in entry.pattern.finditer(low):
+            if not m.group(0).strip():
+                continue
+            start, end = origin[m.start()], origin[m.end() - 1] + 1
+            if _proper_noun(text, start, end, german):
+                continue
+            if _bare_noun_without_owner(low, m.start(), m.group(0).strip()):
+                continue
+            if "person" in entry.kinds and _not_a_sender(text, low, start, end):
+                continue
+            spans.append((start, end))
+            spans_low.append(m.start())
+            in_who = in_who or any(a <= start < b for a, b in who)
+        if not spans:
+            continue
+        if entry.role == "what" and in_who and "person" not in entry.kinds:
+            senders |= entry.kinds  # "emails from CI systems": who sends them
+        elif entry.role == "what":
+            kinds |= entry.kinds
+        elif entry.role == "who":
+            senders |= entry.kinds
+        elif entry.role == "auto":
+            automated = True
+        elif entry.role == "asks":
+            asks = not _negated(low, spans_low[0])
+        elif entry.role == "urgent":
+            urgent = True
+        else:
+            direct = True
+        for start, end in reversed(spans):
+            text = text[:start] + " " * (end - start) + text[end:]
+        low, origin = fold_with_map(text)
+    found = Match(
+        kinds=frozenset(kinds),
+        sender_kinds=frozenset(senders),
+        asks=asks,
+        urgent=urgent,
+        direct=direct,
+        automated=automated,
+    )
+    return found, text
+
+
+# 3. keywords (read from folded text, which they leave as it is) -----------------------------
+
+
+AMBIGUOUS_SOURCES = re.compile(r"(?<=\S)(\s+)(?:Correos|Correios|Posta)(?![\w-])")
+"""Source words that are also a company's name when capitalised (the Spanish and Brazilian
+postal services)."""
 
 
 def sources(low: str) -> Extracted:
-    """Email, WhatsApp, calendar words."""
+    """Email, WhatsApp, calendar words (give it the text with "Correos" the company taken
+    out: ``without_companies``)."""
     return Match(sources=frozenset(s for s, v in SOURCE_WORDS.items() if _has(low, v))), low
 
 
-def categories(low: str) -> Extracted:
-    """Kinds of sender: newsletters, promotions, social networks, automated tools, people."""
-    return Match(categories=frozenset(c for c, v in CATEGORY_WORDS.items() if _has(low, v))), low
+def without_companies(text: str) -> str:
+    """The text without "Correos" the company (capitalised, not at the start)."""
+    return AMBIGUOUS_SOURCES.sub(" ", text)
+
+
+def at_start_lower(text: str) -> str:
+    """ "Correos de mi jefa …": at the start of a line the word is the source, not the
+    company."""
+    m = re.match(r"^(\s*)(Correos|Correios)\b", text)
+    return f"{m.group(1)}{m.group(2).lower()}{text[m.end() :]}" if m else text
 
 
 def event_kinds(low: str) -> Extracted:
     """Reminders; invitations and new events."""
-    kinds: set[str] = set()
-    if _has(low, ("reminder", "reminders")):
-        kinds.add("calendar.reminder")
-    if re.search(r"\b(invitations?|invites?|new (calendar )?events?|new meetings?)\b", low):
-        kinds.add("calendar.created")
-    return Match(event_types=frozenset(kinds)), low
+    found: set[str] = set()
+    if re.search(
+        r"\b(reminders?|recordatorios?|erinnerungen?|rappels?|lembretes?|promemoria)\b", low
+    ):
+        found.add("calendar.reminder")
+    if re.search(
+        r"\b(invitations?|invites?|new (calendar )?events?|new meetings?|invitaciones|"
+        r"einladungen|convites?|inviti)\b",
+        low,
+    ):
+        found.add("calendar.created")
+    return Match(event_types=frozenset(found)), low
 
 
 def group_or_direct(low: str) -> Extracted:
     """Group chats (True) or direct messages (False); a named chat is settled later."""
     group: bool | None = None
-    if re.search(r"\bgroups?\b|\bgroup (chats?|messages?)\b", low):
+    if re.search(
+        r"\bgroups?\b|\bgroup (chats?|messages?|chatter)\b|\bgrupos?\b|\bgruppen?\b|"
+        r"\bgroupes?\b|\bgrupp[oi]\b",
+        low,
+    ):
         group = True
-    if re.search(r"\b(direct|private|one[- ]on[- ]one|1:1) (messages?|chats?)\b", low):
+    if re.search(
+        r"\b(direct|private|one[- ]on[- ]one|1:1) (messages?|chats?)\b|\bmensajes? (directos?|"
+        r"privados?)\b|\b(direkt|privat)nachrichten\b|\bmessages? (directs?|prives?)\b|"
+        r"\bmensagens? (diretas?|privadas?)\b|\bmessaggi (diretti|privati)\b",
+        low,
+    ):
         group = False
     return Match(group=group), low
 
 
+MENTION = (
+    r"\bmentions? me\b|\bmentioned\b|\bmentioning me\b|@[- ]?mention|\btags? me\b|\btagged\b|"
+    r"@me\b|\bme mencion\w*|\bmencion\w*|\berwahnt\w*|\bme mentionne\w*|\bmentionne\w*|"
+    r"\bme marc\w*|\bmarqu\w*|\bmi menzion\w*|\bmenziona\w*|\bmi tagga\w*"
+)
+
+
 def mentions(low: str) -> Extracted:
-    """The user is @-mentioned or tagged."""
-    said = re.search(
-        r"(\bmentions? me\b|\bmentioned\b|@[- ]?mention|\btags? me\b|\btagged\b|@me\b)", low
+    """The user is @-mentioned or tagged; "in a direct message or by mentioning me" means
+    addressed to the user either way."""
+    said = re.search(MENTION, low)
+    if not said:
+        return Match(), low
+    direct = re.search(
+        r"\bdirect(ly)?\b|\bprivate\b|\bdirecta(mente)?\b|\bdirekt\b|\bdirectement\b|"
+        r"\bdireta(mente)?\b|\bdirett(o|amente)\b",
+        low,
     )
-    return Match(mentions_me=True if said else None), low
+    if direct:
+        return Match(addressed=True), low
+    return Match(mentions_me=True), low
 
 
 def added_today(low: str) -> Extracted:
@@ -172,31 +522,70 @@ def added_today(low: str) -> Extracted:
     return Match(added_today=bool(said)), low
 
 
-def calendar_changes(low: str) -> Extracted:
-    """Cancelled or moved events; cancelled alone is also a kind of event."""
-    change = bool(
-        re.search(r"\b(cancel+ed|cancel+ations?|rescheduled|moved|postponed|time changes?)\b", low)
-    )
-    cancelled = re.search(r"\b(cancel+ed|cancel+ations?)\b", low) and not re.search(
-        r"\b(rescheduled|moved|postponed|changed)\b", low
-    )
-    kinds = frozenset({"calendar.cancelled"}) if cancelled else frozenset()
-    return Match(calendar_change=change, event_types=kinds), low
+MOVED = (
+    r"\b(rescheduled|moved|postponed|time changes?|se cambian|cambiad[oa]s?|cambios de hora|"
+    r"verschoben|verlegt|deplace(e|es|s)?|reporte(e|es|s)?|decale(e|es|s)?|remarcad[oa]s?|"
+    r"adiad[oa]s?|spostat[oie]|rinviat[oie])\b"
+)
+CANCELLED = (
+    r"\b(cancel+ed|cancel+ations?|se cancelan|cancelad[oa]s?|anulad[oa]s?|abgesagt|storniert|"
+    r"annule(e|es|s)?|annulations?|annullat[oie]|cancellat[oie])\b"
+)
+CHANGES = (
+    r"\b(changes?|changed|cambios?|anderungen?|changements?|mudancas?|alterad[oa]s?|modifiche)\b"
+)
+
+
+MEETING_WORDS = (
+    r"\b(calendar|meetings?|events?|appointments?|reuniones|citas|eventos|termine|"
+    r"besprechungen|reunions|rendez-vous|evenements|reunioes|compromissos|riunioni|"
+    r"appuntamenti|eventi)\b"
+)
+
+
+def _qualifies(found: Match, low: str) -> bool:
+    """ "check-in reminders", "webinar invitations": with a kind named and no meeting, a
+    calendar word only qualifies that kind of e-mail."""
+    return bool(found.kinds - {"booking"}) and not re.search(MEETING_WORDS, low)
+
+
+def calendar_changes(low: str, found: Match = NOTHING) -> Extracted:
+    """Cancelled or moved events; cancelled alone is also a kind of event. Not when the
+    clause is about another kind of thing ("flight cancellations"); "changes" only when it
+    is about the calendar."""
+    calendar = "calendar" in found.sources and not _qualifies(found, low)
+    if found.kinds and not calendar:
+        return Match(), low
+    cancelled = bool(re.search(CANCELLED, low))
+    moved = bool(re.search(MOVED, low)) or (calendar and bool(re.search(CHANGES, low)))
+    kinds = frozenset({"calendar.cancelled"}) if cancelled and not moved else frozenset()
+    return Match(calendar_change=cancelled or moved, event_types=kinds), low
 
 
 def recurring(low: str) -> Extracted:
     """Recurring events; kept by ``settle`` only when the clause is about the calendar."""
-    said = re.search(r"\b(recurring|repeating|daily|weekly|regular)\b", low)
+    said = re.search(
+        r"\b(recurring|repeating|daily|weekly|regular|recurrentes?|semanales?|diari[oa]s?|"
+        r"wiederkehrende\w*|wochentliche\w*|recurrent(e|es|s)?|hebdomadaires?|recorrentes?|"
+        r"semanais|ricorrent[ei]|settimanali)\b",
+        low,
+    )
     return Match(recurring=True if said else None), low
 
 
 def place(low: str) -> Extracted:
-    """In-person events, or video calls (in person wins when both are said)."""
+    """In-person events, or video calls (in person wins when both are said). With another
+    kind named and no meeting ("online booking confirmations") ``settle`` drops them."""
     in_person = re.search(
-        r"\b(in[- ]person|physical(ly)?|on[- ]site|face[- ]to[- ]face|real location|a location)\b",
+        r"\b(in[- ]person|physical(ly)?|on[- ]site|face[- ]to[- ]face|real location|a location|"
+        r"presencial(es)?|en persona|vor ort|en personne|sur place|di persona)\b",
         low,
     )
-    video = re.search(r"\b(video|zoom|google meet|teams|online|virtual)\b", low)
+    video = re.search(
+        r"\b(video|zoom|google meet|teams|online|virtual(es)?|videollamadas?|videoconferencias?|"
+        r"visio(conference)?s?|videochiamat[ae])\b",
+        low,
+    )
     if in_person:
         return Match(in_person=True), low
     return Match(video=True if video else None), low
@@ -204,25 +593,76 @@ def place(low: str) -> Extracted:
 
 def anything(low: str) -> Extracted:
     """ "Anything", "everything", "all messages"."""
-    said = re.search(r"\b(anything|everything|all (messages|notifications))\b", low)
+    said = re.search(
+        r"\b(anything|everything|all (messages|notifications)|todo|cualquier cosa|algo|alles|"
+        r"irgendetwas|tout|n'importe quoi|tudo|qualquer coisa|qualsiasi cosa|tutto)\b",
+        low,
+    )
     return Match(anything=bool(said)), low
+
+
+PEOPLE_UNIT = (
+    r"(?:people|persons|guests|personnes|couverts|personas|comensales|personen|gaste|pessoas|"
+    r"persone|coperti|pax)"
+)
+
+
+def party_size(low: str) -> Extracted:
+    """ "for 8 people or more", "pour moins de 8 personnes": a threshold on how many."""
+    m = re.search(
+        rf"(\d+)\s*\+?\s*{PEOPLE_UNIT}?\s*(?:or more|ou plus|o mas|oder mehr|ou mais|o piu|"
+        rf"and up|\+)",
+        low,
+    ) or re.search(rf"(\d+)\+\s*{PEOPLE_UNIT}", low)
+    if m:
+        return Match(min_people=int(m.group(1))), low
+    m = re.search(
+        rf"(?:at least|au moins|al menos|mindestens|pelo menos|almeno)\s+(\d+)\s*{PEOPLE_UNIT}", low
+    )
+    if m:
+        return Match(min_people=int(m.group(1))), low
+    m = re.search(
+        rf"(?:more than|plus de|mas de|mehr als|mais de|piu di|over)\s+(\d+)\s*{PEOPLE_UNIT}", low
+    )
+    if m:
+        return Match(min_people=int(m.group(1)) + 1), low
+    m = re.search(
+        rf"(?:fewer than|less than|under|moins de|menos de|weniger als|meno di)\s+(\d+)\s*"
+        rf"{PEOPLE_UNIT}",
+        low,
+    )
+    if m:
+        return Match(max_people=int(m.group(1)) - 1), low
+    return Match(), low
+
+
+def family(low: str) -> Extracted:
+    """ "my mother", "mi madre": a parent, saved in the phone as Mum, Mamá, Mamma..."""
+    roles = tuple(
+        role
+        for role, said in FAMILY_ROLES.items()
+        if re.search(
+            rf"\b(?:my|mi|mis|meine[nr]?|ma|mon|minha|meu|mia|mio)\s+(?:{'|'.join(said)})\b", low
+        )
+    )
+    return Match(roles=roles), low
 
 
 KEYWORDS: tuple[Callable[[str], Extracted], ...] = (
     sources,
-    categories,
     event_kinds,
     group_or_direct,
     mentions,
     added_today,
-    calendar_changes,
     recurring,
     place,
     anything,
+    party_size,
+    family,
 )
 
 
-# 3. phrases ---------------------------------------------------------------------------------
+# 4. phrases ---------------------------------------------------------------------------------
 
 
 def subject_in_capitals(text: str) -> Extracted:
@@ -236,7 +676,7 @@ def subject_in_capitals(text: str) -> Extracted:
 def named_chat(text: str) -> Extracted:
     """ "in the Book Club group", "in the Family WhatsApp chat"."""
     m = re.search(
-        r"\bin the ([A-Z][\w'’&. -]{1,60}?)\s+(?:whatsapp\s+)?(?:group|chat)\b", text, re.I
+        r"\b(?:in|from) the ([A-Z][\w'’&. -]{1,60}?)\s+(?:whatsapp\s+)?(?:group|chat)\b", text, re.I
     )
     if not m or not any(c.isupper() for c in m.group(1)):
         return Match(), text
@@ -245,15 +685,17 @@ def named_chat(text: str) -> Extracted:
 
 def about_phrase(text: str) -> str:
     """What follows "about" (or "regarding", ...) up to the next clause, or ""."""
-    m = ABOUT.search(text)
-    return m.group(1) if m else ""
+    m = ABOUT.search(fold(text))
+    if not m:
+        return ""
+    return text[m.start(1) : m.end(1)]
 
 
 def about(text: str) -> Extracted:
     """ "about X": a list of people ("about Mãe, Pai or the school") is names and stays in
     the text; anything else is topics and is taken out."""
     phrase = about_phrase(text)
-    if not phrase:
+    if not phrase.strip():
         return Match(), text
     people = name_list(phrase)
     other = [
@@ -263,14 +705,21 @@ def about(text: str) -> Extracted:
     ]
     if people and not other:
         return Match(names=tuple(people)), text
-    return Match(topics=_topic_words(phrase)), text.replace(phrase, " ")
+    as_kinds, left = kind_words(phrase)
+    if as_kinds.kinds and len(_topic_words(left)) * 2 <= len(_topic_words(phrase)):
+        # "sobre paquetes", "about unusual transactions or failed payments": kinds
+        return Match(kinds=as_kinds.kinds), text.replace(phrase, " ")
+    topics = _topic_words(phrase)
+    listed = re.search(r",|\b(?:or|o|ou|oder|ni|nor)\b", fold(phrase))
+    found = Match(topics=topics, topic_min=1 if listed else 2) if topics else Match()
+    return found, text.replace(phrase, " ")
 
 
 def topic_at_head(text: str, found: Match = NOTHING) -> Extracted:
-    """ "Invoices from ...": the words before "from" are a topic, and one of them is enough.
-    Only when no topic was found yet."""
+    """ "Payslips from ...": the words before "from" are a topic, and one of them is enough.
+    Only when no topic or kind was found yet."""
     head = re.match(r"^\s*(?:the\s+|any\s+|all\s+)?([a-z][a-z ]{2,40}?)\s+from\b", text, re.I)
-    if found.topics or not head:
+    if found.topics or found.kinds or found.sender_kinds or not head:
         return Match(), text
     topics = _topic_words(head.group(1), keep_roles=False)
     return (Match(topics=topics, topic_min=1) if topics else Match()), text
@@ -291,63 +740,208 @@ def starts_within(text: str, low: str) -> Extracted:
     """ "starts within 2 hours", "in the next 30 minutes": ``text`` gives the duration, and the
     whole clause (folded, ``low``) must say it is about a start. Leaves the text as it is:
     the words around the duration are still read for names."""
-    m = DURATION.search(text)
-    verb = r"\b(start|starts|starting|begin|begins|happen|happens|in|within)\b"
+    m = DURATION.search(fold(text))
+    verb = (
+        r"\b(start|starts|starting|begin|begins|happen|happens|in|within|empiez\w*|comienz\w*|"
+        r"beginn\w*|commenc\w*|comec\w*|inizi\w*|en|dans|nas|entro)\b"
+    )
     if not m or not re.search(verb, low):
         return Match(), text
     count, unit = m.group(1).lower(), m.group(2).lower()
     n = NUMBER_WORDS.get(count) or int(count)
+    return Match(starts_within=n * _unit(unit)), text
+
+
+FAR = re.compile(
+    r"\b(?:(?:more than|over|at least|later than|further than)\s+(\w+)\s+" + UNITS + r"\s+"
+    r"(?:away|ahead|out|from now|later|in advance|off)"
+    r"|(?:starting|that start|in)\s+more than\s+(\w+)\s+" + UNITS + r""
+    r"|a mas de\s+(\w+)\s+" + UNITS + r""
+    r"|mehr als\s+(\w+)\s+" + UNITS + r"\s+(?:entfernt|im voraus|spater)"
+    r"|(?:a|dans) plus de\s+(\w+)\s+" + UNITS + r""
+    r"|(?:a|daqui a) mais de\s+(\w+)\s+" + UNITS + r""
+    r"|(?:a|tra) piu di\s+(\w+)\s+" + UNITS + r")",
+    re.I,
+)
+
+
+def far_ahead(text: str) -> Extracted:
+    """ "invites for events more than a week away": events that start later than that."""
+    m = FAR.search(fold(text))
+    if not m:
+        return Match(), text
+    groups = [g for g in m.groups() if g]
+    count, unit = groups[0].lower(), groups[1].lower()
+    n = NUMBER_WORDS.get(count) or (int(count) if count.isdigit() else None)
+    if n is None:
+        return Match(), text
+    return Match(starts_after=n * _unit(unit)), text[: m.start()] + " " + text[m.end() :]
+
+
+def _unit(unit: str) -> timedelta:
     if unit.startswith("m"):
-        step = timedelta(minutes=1)
-    elif unit.startswith("h"):
-        step = timedelta(hours=1)
-    elif unit.startswith("w"):
-        step = timedelta(weeks=1)
-    else:
-        step = timedelta(days=1)
-    return Match(starts_within=n * step), text
+        return timedelta(minutes=1)
+    if unit.startswith(("w", "sem", "sett", "woch")):
+        return timedelta(weeks=1)
+    if unit.startswith(("h", "s", "o")):  # hours, horas/heures, stunden, ore
+        return timedelta(hours=1)
+    return timedelta(days=1)
 
 
-def names(text: str, found: Match = NOTHING, topic_phrase: str = "") -> Extracted:
+def _who_spans(text: str) -> list[tuple[int, int]]:
+    """Where a clause says who sends: what follows "from", "de", "von", ... up to the end of
+    the clause."""
+    spans = []
+    for m in SENDER_PREP.finditer(text):
+        rest = text[m.end() :]
+        end = re.search(
+            r"[.;:!?—–]|\s(?:that|which|who|que|qui|die|che|about|sobre|zu|zum|zur|uber|with|"
+            r"mit|con|avec|com|for|fur|pour|para|per|a propos|asking|writing|wanting)\s",
+            fold(rest),
+        )
+        spans.append((m.end(), m.end() + (end.start() if end else len(rest))))
+    return spans
+
+
+def _who_segments(text: str) -> list[str]:
+    return [text[a:b] for a, b in _who_spans(text)]
+
+
+BRAND = re.compile(r"^(?:[A-Z0-9]{2,}|\w*[a-z]\w*[A-Z]\w*|\S*\d\S*)$")
+TITLE_RUN = re.compile(
+    r"(?<![\w'’])[A-ZÀ-Þ][\w'’.&-]*(?:\s+(?:(?:de|del|da|do|di|la|le|von|van|der|&)\s+)?"
+    r"[A-ZÀ-Þ][\w'’.&-]*)+"
+)
+
+
+def _clean(name: str) -> str:
+    """ "l'URSSAF" → "URSSAF", "d'Anna" → "Anna"."""
+    return re.sub(r"^(?:[ldLD]['’])", "", name).strip(" .")
+
+
+def _title_runs(text: str) -> list[str]:
+    """Runs of two or more capitalised words, kept whole even when a word alone would be
+    a kind word: "Seguridad Social", "Google Drive"."""
+    found = []
+    for m in TITLE_RUN.finditer(text):
+        before = text[: m.start()].rstrip()
+        tokens = m.group(0).split()
+        if not before or before[-1] in ":;.!?(":
+            continue  # the start of a clause is capitalised anyway
+        if all(is_kind_word(t, fold) or fold(t) in STOP for t in tokens):
+            continue
+        found.append(m.group(0))
+    return found
+
+
+def names(
+    text: str, found: Match = NOTHING, topic_phrase: str = "", *, german: bool = False
+) -> Extracted:
     """Capitalised names left in the text, but not a subject phrase already found nor, when
-    the clause has topics, anything inside its topic phrase (``topic_phrase``)."""
+    the clause has topics, anything inside its topic phrase (``topic_phrase``).
+
+    When the clause names kinds of events, a name says who sends them only when it follows
+    "from" (or "de", "von", ...): "build failures from GitHub". Other names are examples of
+    the kinds ("reviews: Google, Tripadvisor"), and so are names followed by "or any other"
+    something the reader does not know. In German, where every noun is capitalised, a
+    single capitalised word is a name only where a sender is named or when it looks like a
+    brand (DHL, TheFork)."""
     subjects = {fold(p) for p in found.subject_phrases}
     topic = fold(topic_phrase) if found.topics else None
-    kept = tuple(
+    runs = [] if german else _title_runs(text)
+    listed = runs + [
         n
         for n in name_list(text)
+        if not any(fold(n) in fold(r).split() or fold(n) == fold(r) for r in runs)
+    ]
+    kept = [
+        n
+        for n in listed
         if fold(n) not in subjects and not (topic is not None and fold(n) in topic)
-    )
+    ]
+    who: list[str] = []
+    for segment in _who_segments(text):
+        if OTHER_ALIKE.search(segment) and not found.sender_kinds:
+            continue
+        in_segment = fold(segment)
+        who += [n for n in kept if fold(n) in in_segment]
+    if german:
+        kept = [n for n in kept if n in who or BRAND.match(n) or " " in n]
+    if found.kinds:
+        examples = tuple(_clean(n) for n in kept if n not in who)
+        named = tuple(_clean(n) for n in kept if n in who)
+    else:
+        examples, named = (), tuple(_clean(n) for n in kept)
     for n in kept:
         pattern = r"\s+".join(re.escape(t) for t in n.split())
         text = re.sub(rf"(?<![\w'’&-]){pattern}(?![\w'’&-])", " ", text)
-    return Match(names=kept), text
+    return Match(names=named, examples=examples), text
 
 
-def aside_names(notes: tuple[str, ...], found: Match, *, quoted: bool) -> Match:
+def aside_names(
+    notes: tuple[str, ...], found: Match, *, quoted: bool, casual: bool = False
+) -> Match:
     """Names in asides: a list of examples when the clause names a category or no one else
-    ("Newsletters (Substack, Morning Brew, etc.)"), and "saved as X" when nothing is quoted."""
+    ("Newsletters (Substack, Morning Brew, etc.)"), a single name standing for what precedes
+    it ("the research office (ARIC)"), and "saved as X" when nothing is quoted. In a line
+    written all in lower case (``casual``), the names in a list are lower case too."""
     found_names: list[str] = []
+    examples: list[str] = []
     for inner in notes:
         named_else = found.names or found_names or found.chats or found.domains or found.addresses
-        if example_list(inner) and (found.categories or not named_else):
-            found_names += name_list(inner)
+        listed = name_list(inner)
+        if casual and example_list(inner, casual=True):
+            listed = [p.strip() for p in re.split(r",|\bor\b|\band\b|\betc\b", inner) if p.strip()]
+            listed = [p for p in listed if len(p.split()) <= 3 and fold(p) not in STOP]
+        if (example_list(inner) or casual) and (found.kinds or found.sender_kinds):
+            examples += listed
+        elif ((example_list(inner) or (casual and listed)) and not named_else) or (
+            len(listed) == 1 and fold(listed[0]) == fold(inner.strip())
+        ):
+            found_names += listed
         saved = re.search(r"saved as\s+(\S+)", inner, re.I)
         if saved and not quoted:
             found_names.append(saved.group(1).strip(".,'\""))
-    return Match(names=tuple(found_names))
+    return Match(names=tuple(found_names), examples=tuple(examples))
+
+
+def topic_context(notes: tuple[str, ...], found: Match) -> Match:
+    """ "anything about the wedding (Lucía and I get married in Toledo)": the names said
+    about a topic are words of that topic too, in any language, and one is enough."""
+    if not found.topics:
+        return Match()
+    said = [
+        w
+        for inner in notes
+        if not example_list(inner)
+        for n in name_list(inner)
+        for w in words(n)
+        if len(w) > 2
+    ]
+    return Match(topics=tuple(said), topic_min=1) if said else Match()
 
 
 def settle(found: Match, low: str) -> Match:
     """What the conditions imply, once all are read. A named chat is more than "a group";
     "weekly" is a recurring event only in a clause about the calendar; a named chat, a group
     or a mention is on WhatsApp, a calendar condition on the calendar; a name ending in "bot"
-    is the bot category when the clause speaks of bots. Duplicates are dropped."""
+    is the bot kind when the clause speaks of bots; writing "directly" on WhatsApp is a
+    direct chat. Duplicates are dropped."""
     names = found.names
-    if "automated" in found.categories and re.search(r"\bbots?\b", low):
+    if found.sender_kinds & {"automated", "bot"} and re.search(r"\bbots?\b", low):
         names = tuple(n for n in names if not re.search(r"bot\b", fold(n)))
     group = None if found.group and found.chats else found.group
-    calendar = "calendar" in found.sources or found.starts_within is not None
+    sources_said, event_types_said = set(found.sources), found.event_types
+    if _qualifies(found, low):  # "check-in reminders", "webinar invitations": e-mails
+        sources_said.discard("calendar")
+        event_types_said = frozenset()
+        found = replace(found, video=None, in_person=None)
+    found = replace(found, sources=frozenset(sources_said), event_types=event_types_said)
+    calendar = (
+        "calendar" in found.sources
+        or found.starts_within is not None
+        or found.starts_after is not None
+    )
     is_recurring = found.recurring if calendar else None
     kept = set(found.sources)
     if found.chats:
@@ -356,17 +950,46 @@ def settle(found: Match, low: str) -> Match:
         kept.add("calendar")
     if found.in_person or found.video:
         kept.add("calendar")
+    direct = found.direct
+    chat_said = re.search(
+        r"\b(whatsapp|chats?|groups?|grupos?|gruppen?|groupes?|gruppi|gruppo)\b", low
+    )
+    if group is False and not chat_said and not found.chats:
+        group, direct = None, True  # "direct messages from people": written to the user
     if group is not None or found.mentions_me is not None:
         kept.discard("email")
         kept.add("whatsapp")
+    if direct and kept == {"whatsapp"} and group is None and not found.chats:
+        group = False
+    mentions_me = found.mentions_me
+    if found.addressed:
+        group, mentions_me = None, None  # "in a direct message or by mentioning me"
+    automated, senders = found.automated, found.sender_kinds
+    if found.names or found.domains or found.addresses or found.chats or found.roles:
+        senders = senders - {"person"}  # "Kessler Maschinenbau, my biggest client": who it is
+    if automated and not found.has_identity():
+        automated, senders = None, senders | {"automated"}  # "automated alerts": who sends
+    event_types, change = found.event_types, found.calendar_change
+    if "calendar.created" in event_types and change:  # "invitations, changes and cancellations"
+        event_types = event_types | {"calendar.updated"}
+        if re.search(CANCELLED, low):
+            event_types = event_types | {"calendar.cancelled"}
+        change = False
     return replace(
         found,
+        event_types=event_types,
+        calendar_change=change,
         sources=frozenset(kept),
         names=tuple(dict.fromkeys(n for n in names if n)),
+        examples=tuple(dict.fromkeys(n for n in found.examples if n and n not in names)),
         domains=tuple(dict.fromkeys(found.domains)),
         addresses=tuple(dict.fromkeys(found.addresses)),
         topics=tuple(dict.fromkeys(found.topics)),
         group=group,
+        mentions_me=mentions_me,
+        automated=automated,
+        sender_kinds=senders,
+        direct=direct,
         recurring=is_recurring,
     )
 
@@ -376,26 +999,47 @@ def _step(found: Match, extracted: Extracted) -> Extracted:
     return combine(found, more), text
 
 
-def parse_fragment(raw: str) -> Match:
+@lru_cache(maxsize=4096)
+def parse_fragment(
+    raw: str,
+    *,
+    german: bool | None = None,
+    casual: bool | None = None,
+    context: Match = NOTHING,
+) -> Match:
     """Read one clause of a rule into a Match, running the extractors in the order above.
-    Besides the text left, two things are passed on: the folded text after the literals
-    (``low``), which keywords, event topics and the start window read whole, and the topic
-    phrase, whose words are not taken for senders' names."""
-    whole = raw.strip()
+    Besides the text left, two things are passed on: the folded text after the literals and
+    kind phrases (``low``), which keywords, event topics and the start window read whole,
+    and the topic phrase, whose words are not taken for senders' names.
+
+    ``german`` and ``casual`` (all lower case) describe the whole line, which a clause alone
+    may not show; ``context`` is what the line's label already says (its kinds)."""
+    whole = at_start_lower(raw.strip())
+    german = is_german(whole) if german is None else german
+    casual = whole == whole.lower() if casual is None else casual
     found, text = Match(), whole
-    for literal in (quoted, addresses, domains):
+    for literal in (quoted, recipients, addresses, domains):
         found, text = _step(found, literal(text))
     notes, text = asides(text)
-    low = fold(text)
-    for keyword in KEYWORDS:
-        found, _ = _step(found, keyword(low))
+    found, text = _step(found, far_ahead(text))
+    found, text = _step(found, wanting(text))
     for phrase in (subject_in_capitals, named_chat):
         found, text = _step(found, phrase(text))
     topic_phrase = about_phrase(text)
     found, text = _step(found, about(text))
+    found, text = _step(found, kind_words(text, german))
+    low = fold(without_companies(text))
+    for keyword in KEYWORDS:
+        found, _ = _step(found, keyword(low))
+    found, _ = _step(found, calendar_changes(low, combine(found, Match(kinds=context.kinds))))
     found, text = _step(found, topic_at_head(text, found))
     found, _ = _step(found, topic_of_events(low, found))
     found, _ = _step(found, starts_within(text, low))
-    found, _ = _step(found, names(text, found, topic_phrase))
-    found = combine(found, aside_names(notes, found, quoted=QUOTED.search(whole) is not None))
+    found, _ = _step(found, names(text, found, topic_phrase, german=german))
+    quote = QUOTED.search(whole) is not None
+    found = combine(found, topic_context(notes, found))
+    found = combine(found, aside_names(notes, found, quoted=quote, casual=casual))
+    if found.topics and found.has_identity():
+        # "anything from ARIC about my grants": ARIC writes in Italian; the sender says enough
+        found = replace(found, topic_language=language(whole))
     return settle(found, low)

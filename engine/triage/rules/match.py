@@ -1,4 +1,5 @@
-"""The conditions a rule clause compiles to, and how they are tested against an event."""
+"""The conditions a rule clause compiles to, and how they are tested against an event and its
+kinds (``engine.triage.classifier``)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,15 @@ from datetime import datetime, time, timedelta
 from engine.clock import in_window
 from engine.events import Event
 from engine.triage.classifier import (
+    Classification,
     address_parts,
-    categories,
     fold,
     is_in_person,
     is_video_call,
     words,
 )
-from engine.triage.rules.vocab import STOP
+from engine.triage.classifier.text import domain_of, language
+from engine.triage.rules.vocab import FAMILY_NAMES, STOP
 
 
 @dataclass(frozen=True)
@@ -40,28 +42,44 @@ class Window:
 
 @dataclass(frozen=True)
 class Match:
-    """A conjunction of conditions; ``who`` entries are alternatives (any may match)."""
+    """A conjunction of conditions. *Who* (names, domains, addresses, chats, roles and
+    ``sender_kinds``) are alternatives: any may match. ``kinds`` (what the event is) are
+    alternatives too. ``examples`` are names given as examples of the kinds: shown, not
+    matched."""
 
     sources: frozenset[str] = frozenset()
     names: tuple[str, ...] = ()  # people, organisations, chats (token match)
     domains: tuple[str, ...] = ()
     addresses: tuple[str, ...] = ()
-    categories: frozenset[str] = frozenset()
+    kinds: frozenset[str] = frozenset()  # what the event is (any of)
+    sender_kinds: frozenset[str] = frozenset()  # who sent it, as a kind (any of, like names)
+    roles: tuple[str, ...] = ()  # "mother": a contact saved as Mum, Mamá, Mamma...
+    examples: tuple[str, ...] = ()
     chats: tuple[str, ...] = ()  # a named WhatsApp chat or group
     group: bool | None = None
     mentions_me: bool | None = None
+    addressed: bool | None = None  # a direct message, or a mention in a group
+    direct: bool | None = None  # a person wrote it themselves (no service, no list)
+    automated: bool | None = None  # sent by a system ("automated notices from ZAP")
+    asks: bool | None = None  # asks the user something (or is time-sensitive: ``urgent``)
+    urgent: bool | None = None
     subject_phrases: tuple[str, ...] = ()
     topics: tuple[str, ...] = ()
     topic_min: int = 2
+    topic_language: str | None = None  # topics are checked only in the language they are in
     event_types: frozenset[str] = frozenset()
     added_today: bool = False
     starts_within: timedelta | None = None
+    starts_after: timedelta | None = None  # "more than a week away"
     calendar_change: bool = False  # cancelled or moved
     recurring: bool | None = None
     in_person: bool | None = None
     video: bool | None = None
+    min_people: int | None = None
+    max_people: int | None = None
     within: Window | None = None  # the tick's time is inside this window
     anything: bool = False
+    any_of: tuple[Match, ...] = ()  # alternatives: "flight changes and messages from Nina"
 
     @property
     def empty(self) -> bool:
@@ -69,34 +87,109 @@ class Match:
 
     @property
     def says_something(self) -> bool:
-        return self.anything or not self.empty
+        return self.anything or not (self.empty or self.only_examples)
+
+    @property
+    def only_examples(self) -> bool:
+        return Match(examples=self.examples) == self
 
     def has_who(self) -> bool:
-        return bool(self.names or self.domains or self.addresses or self.categories or self.chats)
+        return bool(
+            self.names
+            or self.domains
+            or self.addresses
+            or self.sender_kinds
+            or self.chats
+            or self.roles
+        )
 
-    def matches(self, e: Event, now: datetime) -> bool:
+    def has_identity(self) -> bool:
+        """Names someone in particular (not only a kind of sender)."""
+        own = bool(self.names or self.domains or self.addresses or self.chats or self.roles)
+        return own or any(m.has_identity() for m in self.any_of)
+
+    def named_kinds(self) -> frozenset[str]:
+        """Every kind the conditions name, what and who, alternatives included."""
+        found = self.kinds | self.sender_kinds
+        for m in self.any_of:
+            found |= m.named_kinds()
+        return found
+
+    def hit_kinds(self, e: Event, now: datetime, kinds: Classification) -> frozenset[str]:
+        """The kinds through which the event matches (of the alternatives that match)."""
+        own = (self.kinds | self.sender_kinds) & kinds.names
+        for m in self.any_of:
+            if m.matches(e, now, kinds):
+                own |= m.hit_kinds(e, now, kinds)
+        return own
+
+    def identity_hit(self, e: Event, now: datetime, kinds: Classification) -> bool:
+        """It matches because it names the sender or chat, not only a kind."""
+        bare = Match(
+            names=self.names,
+            domains=self.domains,
+            addresses=self.addresses,
+            chats=self.chats,
+            roles=self.roles,
+        )
+        if bare.has_who() and bare._who(e, kinds):
+            return True
+        return any(m.matches(e, now, kinds) and m.identity_hit(e, now, kinds) for m in self.any_of)
+
+    def matches(self, e: Event, now: datetime, kinds: Classification) -> bool:
+        if self.any_of and not any(m.matches(e, now, kinds) for m in self.any_of):
+            return False
         if self.sources and e.source not in self.sources:
             return False
         if self.event_types and e.event_type not in self.event_types:
             return False
-        if self.has_who() and not self._who(e):
+        if self.has_who() and not self._who(e, kinds):
             return False
+        if self.kinds and not any(kinds.has(k) for k in self.kinds):
+            return False
+        if not self._people(e, kinds):
+            return False
+        subject = fold(e.subject)
+        if any(fold(p) not in subject for p in self.subject_phrases):
+            return False
+        if self.topics and not _topic_hit(self.topics, self.topic_min, e, self.topic_language):
+            return False
+        if self.min_people is not None and (kinds.party_size or 0) < self.min_people:
+            return False
+        if self.max_people is not None and (
+            kinds.party_size is None or kinds.party_size > self.max_people
+        ):
+            return False
+        if self.within is not None and not self.within.contains(now):
+            return False
+        return self._calendar(e, now)
+
+    def _people(self, e: Event, kinds: Classification) -> bool:
+        """Group or direct chat, mentions, a person writing directly, asking something."""
         if self.group is not None and (
             e.source != "whatsapp" or e.chat is None or e.chat.is_group != self.group
         ):
             return False
         if self.mentions_me is not None and e.mentions_me != self.mentions_me:
             return False
-        subject = fold(e.subject)
-        if any(fold(p) not in subject for p in self.subject_phrases):
+        if self.addressed is not None and _addressed(e) != self.addressed:
             return False
-        if self.topics and not _topic_hit(self.topics, self.topic_min, e):
+        if self.direct is not None and _direct(kinds) != self.direct:
             return False
-        if self.within is not None and not self.within.contains(now.astimezone(e.time.tzinfo)):
+        if self.automated is not None and kinds.has("automated") != self.automated:
             return False
-        return self._calendar(e, now)
+        if self.asks is False and not kinds.has("person"):
+            return False  # "emails that need no reply": a person's FYI, not a system's notice
+        if (self.asks is not None or self.urgent is not None) and kinds.has("person"):
+            # only a person's message is read for questions; a system's is taken as it is
+            wanted = [k for k, on in (("asks", self.asks), ("urgent", self.urgent)) if on]
+            if wanted and not any(kinds.has(k) for k in wanted):
+                return False
+            if self.asks is False and kinds.has("asks"):
+                return False
+        return True
 
-    def _who(self, e: Event) -> bool:
+    def _who(self, e: Event, kinds: Classification) -> bool:
         sender_name = e.sender.name if e.sender else None
         address = fold(e.sender.address if e.sender else "")
         _, domain = address_parts(address)
@@ -104,19 +197,25 @@ class Match:
         for name in self.names:
             if _name_hit(name, sender_name) or _name_hit(name, chat_name) or _org_hit(name, domain):
                 return True
+        for role in self.roles:
+            if any(
+                _name_hit(n, sender_name) or _name_hit(n, chat_name) for n in FAMILY_NAMES[role]
+            ):
+                return True
         if any(chat_name and fold(chat) == fold(chat_name) for chat in self.chats):
             return True
         if any(address == fold(a) for a in self.addresses):
             return True
-        domain_text = ".".join(domain)
+        domain_text = domain_of(address)
         if any(domain_text == d or domain_text.endswith("." + d) for d in self.domains):
             return True
-        return bool(self.categories & categories(e))
+        return any(kinds.has(k) for k in self.sender_kinds)
 
     def _calendar(self, e: Event, now: datetime) -> bool:
         needs = (
             self.added_today
             or self.starts_within is not None
+            or self.starts_after is not None
             or self.calendar_change
             or self.recurring is not None
             or self.in_person is not None
@@ -127,7 +226,7 @@ class Match:
         cal = e.calendar
         if cal is None:
             return False
-        local_now = now.astimezone(e.time.tzinfo)
+        local_now = now  # the user's time zone is the one the tick's time is written in
         if self.added_today and (
             cal.created is None
             or cal.created.astimezone(local_now.tzinfo).date() != local_now.date()
@@ -135,6 +234,10 @@ class Match:
             return False
         if self.starts_within is not None and (
             cal.start is None or not (now <= cal.start <= now + self.starts_within)
+        ):
+            return False
+        if self.starts_after is not None and (
+            cal.start is None or cal.start <= now + self.starts_after
         ):
             return False
         if self.calendar_change and not (
@@ -148,6 +251,23 @@ class Match:
         if self.in_person is not None and is_in_person(e) != self.in_person:
             return False
         return self.video is None or is_video_call(e) == self.video
+
+
+def _addressed(e: Event) -> bool:
+    if e.source == "whatsapp" and e.chat is not None and e.chat.is_group:
+        return e.mentions_me
+    return True
+
+
+def _direct(kinds: Classification) -> bool:
+    """A person wrote to the user themselves: not through a service or a list, and not to
+    a group without naming the user."""
+    return kinds.has("person") and not (
+        kinds.has("automated")
+        or kinds.has("mailing_list")
+        or kinds.has("bulk")
+        or kinds.has("group_chatter")
+    )
 
 
 def _name_hit(rule_name: str, value: str | None) -> bool:
@@ -175,8 +295,15 @@ def _stem(word: str) -> str:
     return word
 
 
-def _topic_hit(topics: tuple[str, ...], minimum: int, e: Event) -> bool:
-    have = {_stem(w) for w in words(f"{e.subject or ''} {e.text}")}
+def _topic_hit(topics: tuple[str, ...], minimum: int, e: Event, lang: str | None) -> bool:
+    """Enough topic words are in the event; a topic written in one language is not looked
+    for in an event written in another (it cannot be, word for word)."""
+    text = f"{e.subject or ''} {e.text}"
+    if lang is not None:
+        theirs = language(text)
+        if theirs is not None and theirs != lang:
+            return True
+    have = {_stem(w) for w in words(text)}
     want = {_stem(t) for t in topics}
     hits = sum(1 for w in want if w in have)
     return hits >= min(minimum, len(want))

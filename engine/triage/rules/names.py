@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import re
 
-from engine.clock import DAY_NAMES
-from engine.triage.classifier import fold
-from engine.triage.rules.vocab import CATEGORY_WORDS, MONTHS, SOURCE_WORDS, STOP
+from engine.triage.classifier import fold, words
+from engine.triage.rules.kindwords import vocabulary
+from engine.triage.rules.vocab import DAY_ALIASES, MONTHS, SOURCE_WORDS, STOP
 
-VOCAB = {
-    w
-    for vocab in (*SOURCE_WORDS.values(), *CATEGORY_WORDS.values())
-    for p in vocab
-    for w in p.split()
-}
-"""Every word of the source and category vocabularies: such a word is never a name."""
+VOCAB = {w for vocab in SOURCE_WORDS.values() for p in vocab for w in p.split()} | vocabulary()
+"""Every word of the source and kind vocabularies: such a word is never a name."""
+
+GERMAN = {"und", "oder", "fur", "nicht", "von", "vom", "der", "die", "das", "mit", "zu", "zur",
+          "bei", "immer", "nie", "benachrichtigen", "werden", "wird", "gehoren", "dazu",
+          "verwenden", "ihre", "meine", "alle"}  # fmt: skip
+
+
+def is_german(text: str) -> bool:
+    """German capitalises every noun: such a text's capitals are not names by themselves."""
+    return len(set(words(text)) & GERMAN) >= 2
+
 
 _NAME_JOINERS = {
     "&",
@@ -39,12 +44,18 @@ _NAME_JOINERS = {
 }
 
 
+COMPANY_WORDS = {"correos", "correios"}
+"""Words that name a source in lower case and a company when capitalised."""
+
+
 def _is_name_token(token: str) -> bool:
     core = token.strip(".'’-")
     low = fold(core)
+    if low in COMPANY_WORDS and core[:1].isupper():
+        return True
     if not core or low in STOP or low in VOCAB or low in MONTHS:
         return False
-    if low in DAY_NAMES or low.rstrip("s") in DAY_NAMES:
+    if low in DAY_ALIASES or low.rstrip("s") in DAY_ALIASES:
         return False
     return any(c.isupper() for c in core)
 
@@ -53,7 +64,12 @@ def name_list(text: str) -> list[str]:
     """Capitalised names in ``text``, split on commas, and/or, slashes: "Facebook and
     Instagram" → two names; "Herrera & Lutz", "Colégio Santa Cruz" → one each."""
     names: list[str] = []
-    for chunk in re.split(r",|;|:|/|\bor\b|\band\b|\bnor\b|\bplus\b|\.\s|\.\.\.|…", text):
+    for chunk in re.split(
+        r",|;|:|/|\bor\b|\band\b|\bnor\b|\bplus\b|\by\b|\be\b|\bo\b|\bu\b|\bni\b|\bund\b|"
+        r"\boder\b|\bet\b|\bou\b|(?<!\bDr)(?<!\bDra)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bSt)(?<!\bProf)"
+        r"(?<!\bSr)(?<!\bSra)\.\s|\.\.\.|…",
+        text,
+    ):
         tokens = re.findall(r"[\w'’.&-]+|&", chunk)
         current: list[str] = []
         pending: list[str] = []
@@ -72,8 +88,15 @@ def name_list(text: str) -> list[str]:
     return [n.strip(" .") for n in names if n.strip(" .")]
 
 
-def example_list(inner: str) -> bool:
-    """Whether an aside in parentheses lists examples by name: "(e.g. Substack, Medium)"."""
-    return bool(
-        re.search(r",|\.\.\.|…|\betc\b|\be\.g\.|\blike\b|\bsuch as\b|\bor\b|\band\b", inner)
-    ) and bool(name_list(inner))
+def example_list(inner: str, *, casual: bool = False) -> bool:
+    """Whether an aside in parentheses lists examples by name: "(e.g. Substack, Medium)";
+    ``casual``: names may be written in lower case ("(github sponsors, open collective)")."""
+    listing = re.search(r",|\.\.\.|…|\betc\b|\be\.g\.|\blike\b|\bsuch as\b|\bor\b|\band\b", inner)
+    if not listing:
+        return False
+    if casual:
+        return True
+    names = name_list(inner)
+    in_names = {w for n in names for w in words(n)}
+    other = [w for w in words(inner) if w not in in_names and w not in STOP and w not in VOCAB]
+    return bool(names) and len(other) <= 2  # a list, not a sentence about something

@@ -1,21 +1,50 @@
 """Reading ``data/notifications.md``: sections and their rule lines, tolerant of bullet
-styles, heading case and spacing, and extra prose. Unknown sections count as custom rules."""
+styles, heading case and spacing, languages and extra prose.
+
+A section opens with a Markdown heading or a line that is only a label ("Notify:",
+"skip:"); the heading's first decision word decides it ("Always notify", "Don't notify me
+about", "No me avises", "À ignorer", "Notificar"). Unknown sections count as custom rules.
+Under a section, bullets are rules, and so are "Name: description" lines. Outside the
+sections, a line counts only when it says its own decision ("Never notify me about …",
+"Avísame siempre que …", "… — never notify"); other prose is the user talking."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Final, Literal
 
-Section = Literal["always", "never", "custom"]
-"""Which heading a rule line is under: Always notify, Never notify, or any other (custom)."""
+from engine.triage.classifier import fold
+from engine.triage.rules.decision import line_section
+from engine.triage.rules.sections import ALWAYS, CUSTOM, NEVER, Section
 
-ALWAYS: Final = "always"
-NEVER: Final = "never"
-CUSTOM: Final = "custom"
+__all__ = [
+    "ALWAYS",
+    "CUSTOM",
+    "NEVER",
+    "Rule",
+    "RuleSet",
+    "Section",
+    "classify_heading",
+    "parse_rules",
+]
 
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s*(.+?)\s*#*\s*$")
+_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s*(.+?)\s*#*\s*$")
+_LABEL = re.compile(r"^\s*([^\s:#*-][^:]{0,40}?)\s*:\s*$")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(.*\S)\s*$")
+_DESCRIPTIVE = re.compile(r"^\s*[^\s:][^:]{0,60}?\s*:\s*\S")
+
+_NEVER_WORDS = (
+    r"\b(never|don t|do not|dont|mute|ignore|silence|skip|no me avises|no avisar|no notificar|"
+    r"nunca|ignorar|nicht|nie|niemals|ignorieren|stumm|ne pas|jamais|ignorer|a ignorer|nao|"
+    r"non|mai|ignorare|silenziare)\b"
+)
+_ALWAYS_WORDS = r"\b(always|siempre|immer|toujours|sempre)\b"
+_NOTIFY_WORDS = (
+    r"\b(notify|notify me|tell me|alert me|avisame|avisar|notificar|notificame|benachrichtigen|"
+    r"benachrichtige|melden|a signaler|signaler|notifier|previens|notificare|avvisami|"
+    r"segnalare|avise)\b"
+)
+_TITLE_WORDS = r"\b(preferences?|preferencias|einstellungen|preferences|preferencias|preferenze)\b"
 
 
 @dataclass(frozen=True)
@@ -38,17 +67,20 @@ class RuleSet:
 
 
 def classify_heading(title: str) -> Section | None:
-    """Which section a heading opens; None for the document title."""
-    low = re.sub(r"[^a-z ]", " ", title.lower())
+    """Which section a heading opens; None for the document's title."""
+    low = re.sub(r"[^a-z ]", " ", fold(title))
     low = " ".join(low.split())
     # The heading's first keyword decides: "Always notify (never miss these)" is Always.
-    never = re.search(r"\b(never|don t|do not|mute|ignore|silence)\b", low)
-    always = re.search(r"\balways\b", low)
+    never = re.search(_NEVER_WORDS, low)
+    always = re.search(_ALWAYS_WORDS, low)
     if never and not (always and always.start() < never.start()):
         return NEVER
     if always:
         return ALWAYS
-    if "preference" in low and "notification" in low:
+    if re.search(_NOTIFY_WORDS, low) and not re.search(_TITLE_WORDS, low):
+        return ALWAYS
+    titled = bool(re.search(_TITLE_WORDS, low))
+    if titled or (re.search(r"\bnotifications?\b", low) and "rule" not in low):
         return None
     return CUSTOM
 
@@ -59,9 +91,24 @@ def parse_rules(text: str) -> RuleSet:
     for number, line in enumerate(text.splitlines(), start=1):
         heading = _HEADING.match(line)
         if heading:
-            section = classify_heading(heading.group(1))
+            level, title = len(heading.group(1)), heading.group(2)
+            found = classify_heading(title)
+            section = None if level == 1 and found == CUSTOM else found
+            continue
+        label = _LABEL.match(line)
+        if label and not _BULLET.match(line):
+            section = classify_heading(label.group(1))
             continue
         bullet = _BULLET.match(line)
         if bullet:
-            rules.append(Rule(section or CUSTOM, bullet.group(1), number))
+            own = line_section(bullet.group(1))
+            rules.append(Rule(own or section or CUSTOM, bullet.group(1), number))
+            continue
+        if not line.strip():
+            continue
+        own = line_section(line.strip())
+        if own is not None:
+            rules.append(Rule(own, line.strip(), number))
+        elif section is not None and _DESCRIPTIVE.match(line):
+            rules.append(Rule(section, line.strip(), number))
     return RuleSet(rules)

@@ -1,6 +1,9 @@
-"""The words rules are read with: sources, categories, and words that carry no condition."""
+"""The words rules are read with: sources, days and numbers, roles, and words that carry no
+condition, in English, Spanish, German, French, Portuguese and Italian (folded)."""
 
 from __future__ import annotations
+
+from engine.clock import DAY_NAMES
 
 NUMBER_WORDS = {
     "a": 1,
@@ -13,6 +16,27 @@ NUMBER_WORDS = {
     "six": 6,
     "seven": 7,
     "twelve": 12,
+    "un": 1,
+    "una": 1,
+    "uno": 1,
+    "une": 1,
+    "ein": 1,
+    "eine": 1,
+    "einer": 1,
+    "um": 1,
+    "uma": 1,
+    "dos": 2,
+    "deux": 2,
+    "zwei": 2,
+    "due": 2,
+    "tres": 3,
+    "trois": 3,
+    "drei": 3,
+    "tre": 3,
+    "doce": 12,
+    "douze": 12,
+    "zwolf": 12,
+    "dodici": 12,
 }
 
 MONTHS = {
@@ -31,7 +55,22 @@ MONTHS = {
 }
 
 SOURCE_WORDS = {
-    "email": ("email", "emails", "e-mail", "e-mails", "mail", "mails", "inbox"),
+    "email": (
+        "email",
+        "emails",
+        "e-mail",
+        "e-mails",
+        "mail",
+        "mails",
+        "inbox",
+        "correo",
+        "correos",
+        "courriel",
+        "courriels",
+        "correio",
+        "correios",
+        "posta",
+    ),
     "whatsapp": ("whatsapp", "whatsapps", "chat", "chats", "texts"),
     "calendar": (
         "calendar",
@@ -51,80 +90,33 @@ SOURCE_WORDS = {
         "standups",
         "1:1s",
         "1:1",
+        "calendario",
+        "reunion",
+        "reuniones",
+        "cita",
+        "citas",
+        "evento",
+        "eventos",
+        "kalender",
+        "termin",
+        "termine",
+        "besprechung",
+        "besprechungen",
+        "calendrier",
+        "reunions",
+        "rendez-vous",
+        "evenement",
+        "evenements",
+        "reuniao",
+        "reunioes",
+        "compromisso",
+        "compromissos",
+        "riunione",
+        "riunioni",
+        "appuntamento",
+        "appuntamenti",
+        "eventi",
     ),
-}
-
-CATEGORY_WORDS = {
-    "newsletter": (
-        "newsletter",
-        "newsletters",
-        "digest",
-        "digests",
-        "briefing",
-        "briefings",
-        "bulletin",
-        "bulletins",
-        "mailing list",
-        "mailing lists",
-        "substack",
-    ),
-    "promotion": (
-        "promotional",
-        "promotion",
-        "promotions",
-        "promo",
-        "promos",
-        "marketing",
-        "advertising",
-        "advertisement",
-        "advertisements",
-        "ads",
-        "deals",
-        "offers",
-        "special offers",
-        "sales emails",
-    ),
-    "social": ("social network", "social networks", "social media"),
-    "automated": (
-        "automated",
-        "automatic",
-        "bot",
-        "bots",
-        "ci",
-        "ci systems",
-        "monitoring",
-        "system",
-        "systems",
-        "no-reply",
-        "noreply",
-        "machine",
-        "machines",
-    ),
-    "shipping": (
-        "shipping",
-        "shipment",
-        "shipments",
-        "delivery",
-        "deliveries",
-        "package",
-        "packages",
-        "parcel",
-        "parcels",
-        "tracking",
-        "courier",
-    ),
-    "receipt": (
-        "receipt",
-        "receipts",
-        "invoice",
-        "invoices",
-        "order confirmation",
-        "order confirmations",
-        "purchase confirmations",
-        "bills",
-        "billing",
-    ),
-    "person": ("a person", "real person", "real people", "a human", "humans", "a human being"),
 }
 
 STOP = {
@@ -372,9 +364,78 @@ STOP = {
     "morning",
     "evening",
     "afternoon",
-}
+    # Spanish, German, French, Portuguese, Italian function words
+    "el", "la", "los", "las", "lo", "de", "del", "mi", "mis", "y", "o", "u", "que", "en",
+    "con", "sin", "por", "para", "al", "se", "su", "sus", "es", "son", "sobre", "como",
+    "aunque", "incluso", "pero", "ni", "todo", "toda", "todos", "todas", "otro", "otra",
+    "otros", "otras", "cualquier", "nada", "algo", "si", "nunca", "siempre", "solo",
+    "mensajes", "mensaje", "avisame", "avisos", "aviso", "notificaciones", "notificacion",
+    "der", "die", "das", "dem", "den", "des", "ein", "eine", "einer", "und", "oder", "von",
+    "vom", "zu", "zum", "zur", "mit", "fur", "nicht", "nie", "immer", "nur", "auch", "wenn",
+    "alle", "alles", "andere", "anderen", "keine", "kein", "meine", "mein", "meinen", "ich",
+    "mich", "mir", "nachrichten", "nachricht", "meldungen", "benachrichtigen", "laufenden",
+    "le", "les", "un", "une", "du", "au", "aux", "et", "ou", "pour", "dans", "par", "pas",
+    "ne", "jamais", "toujours", "seulement", "mes", "mon", "ma", "moi", "qui", "quand",
+    "tout", "toute", "tous", "reste", "autre", "autres", "aucune", "aucun", "ce", "ces",
+    "signaler", "ignorer", "os", "da", "dos", "um", "uma",
+    "e", "em", "na", "nos", "nas", "meu", "minha", "meus", "minhas", "sempre",
+    "mesmo", "mensagens", "mensagem", "notificar", "il", "gli", "di", "dei",
+    "delle", "della", "dello", "degli", "ed", "per", "tra", "fra", "mio", "mia", "miei",
+    "mie", "mai", "anche", "messaggi", "messaggio", "avvisami", "notifiche",
+    "category", "categories", "categoria", "kategorie", "categorie",
+    "rule", "rules", "regla", "regel", "regle", "regra", "regola",
+    # generic nouns for what a system sends: they name no kind
+    "notices", "notice", "mitteilungen", "mitteilung", "courriers",
+    "courrier", "letters", "letter", "notificacoes", "avvisi", "comunicazioni", "comunicados",
+    "emails", "mails", "correos", "e-mails", "update", "schreiben", "phd",
+    # group and calendar words, which a rule capitalises at its start in every language
+    "grupo", "grupos", "gruppe", "gruppen", "groupe", "groupes", "gruppo", "gruppi",
+    "invitaciones", "einladungen", "convites", "inviti", "recordatorios", "erinnerungen",
+    "rappels", "lembretes", "promemoria", "cambios", "changes", "benachrichtigungen",
+}  # fmt: skip
 
 ROLE_WORDS = {
+    "madre",
+    "padre",
+    "mama",
+    "papa",
+    "pareja",
+    "marido",
+    "esposo",
+    "esposa",
+    "mujer",
+    "hermana",
+    "hermano",
+    "hijos",
+    "hija",
+    "hijo",
+    "jefe",
+    "jefa",
+    "mutter",
+    "vater",
+    "mann",
+    "frau",
+    "schwester",
+    "bruder",
+    "chef",
+    "chefin",
+    "mere",
+    "pere",
+    "mari",
+    "femme",
+    "soeur",
+    "frere",
+    "mae",
+    "pai",
+    "irma",
+    "irmao",
+    "filhos",
+    "chefe",
+    "moglie",
+    "sorella",
+    "fratello",
+    "figli",
+    "capo",
     "boss",
     "manager",
     "wife",
@@ -414,3 +475,32 @@ ROLE_WORDS = {
     "favourite",
     "favorite",
 }
+
+DAY_ALIASES = {
+    **{d: i for i, d in enumerate(DAY_NAMES)},
+    **dict.fromkeys(("lunes", "montag", "lundi", "segunda", "segunda-feira", "lunedi"), 0),
+    **dict.fromkeys(("martes", "dienstag", "mardi", "terca", "terca-feira", "martedi"), 1),
+    **dict.fromkeys(
+        ("miercoles", "mittwoch", "mercredi", "quarta", "quarta-feira", "mercoledi"), 2
+    ),
+    **dict.fromkeys(("jueves", "donnerstag", "jeudi", "quinta", "quinta-feira", "giovedi"), 3),
+    **dict.fromkeys(("viernes", "freitag", "vendredi", "sexta", "sexta-feira", "venerdi"), 4),
+    **dict.fromkeys(("sabado", "samstag", "samedi", "sabato"), 5),
+    **dict.fromkeys(("domingo", "sonntag", "dimanche", "domenica"), 6),
+}
+"""Day names in the six languages, folded, to their weekday (0 = Monday)."""
+
+FAMILY_ROLES = {
+    "mother": ("mum", "mom", "mother", "madre", "mama", "mutter", "mutti", "mere", "maman",
+               "mae", "mamae", "mamma"),
+    "father": ("dad", "father", "padre", "papa", "vater", "vati", "pere", "pai", "papai"),
+}  # fmt: skip
+"""Words for a parent, who is usually saved in the phone by such a word, not by name."""
+
+FAMILY_NAMES = {
+    "mother": ("Mum", "Mom", "Mummy", "Mommy", "Mother", "Mama", "Mamá", "Mami", "Madre",
+               "Mutti", "Mutter", "Maman", "Mère", "Mãe", "Mamãe", "Mamma"),
+    "father": ("Dad", "Daddy", "Father", "Papa", "Papá", "Papi", "Padre", "Vati", "Vater",
+               "Papà", "Pai", "Papai", "Père"),
+}  # fmt: skip
+"""How a parent is usually saved in the phone, by role."""

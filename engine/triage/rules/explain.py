@@ -1,0 +1,266 @@
+"""Each line of a rules file and how it was understood, in plain words: what ``tic rules``
+prints and what a settings page shows beside each line.
+
+    >>> [e.sentence for e in explain("## Never notify\\n- Newsletters and promotions\\n")]
+    ['Never notify: newsletters and digests, or marketing and promotions']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import time, timedelta
+from typing import Any, Literal
+
+from engine.triage.classifier import KIND_NAMES
+from engine.triage.rules.compile import CompiledRule, compile_rules_text
+from engine.triage.rules.match import Match, Window
+from engine.triage.rules.parse import ALWAYS, NEVER, Section
+from engine.triage.rules.vocab import FAMILY_NAMES
+
+NOT_UNDERSTOOD = "\u26a0 not understood \u2014 ignored on the built-in model"
+LEFT_TO_MODEL = "\u26a0 not understood \u2014 left to the model to judge"
+AppliedBy = Literal["code", "model", "nobody"]
+"""Who applies a line: code (it was understood), the model (a capable one judges lines code
+could not read), or nobody (a tiny model is not trusted with them: the line is ignored)."""
+DAYS = ("Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays", "Sundays")
+SOURCES = {"email": "emails", "whatsapp": "WhatsApp messages", "calendar": "calendar events"}
+EVENT_TYPES = {
+    "calendar.created": "new invitations",
+    "calendar.updated": "changes",
+    "calendar.cancelled": "cancellations",
+    "calendar.reminder": "reminders",
+}
+
+
+@dataclass(frozen=True)
+class LineExplanation:
+    """One rule line: where it is, what it decides, and how it was understood."""
+
+    line_number: int
+    text: str
+    section: Section
+    decision: str
+    """ "Always notify", "Never notify", "Notify only when the condition holds", …"""
+    understood: bool
+    what: str
+    """The events the line is about, in plain words ("emails from Tomas Herrera")."""
+    condition: str = ""
+    """For conditional lines: when they notify ("starting within 24 hours")."""
+    exclusions: tuple[str, ...] = ()
+    window: str = ""
+    catch_all: bool = False
+    problem: str | None = None
+    applied_by: AppliedBy = "code"
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def sentence(self) -> str:
+        """The whole understanding on one line, as ``tic rules`` prints it."""
+        if not self.understood:
+            why = f" ({self.problem})" if self.problem else ""
+            return f"{LEFT_TO_MODEL if self.applied_by == 'model' else NOT_UNDERSTOOD}{why}"
+        if self.condition:
+            out = f"Notify {self.what} only if {self.condition}; otherwise don't"
+        else:
+            out = f"{self.decision}: {self.what}"
+        if self.exclusions:
+            out += f" \u2014 except {'; '.join(self.exclusions)}"
+        if self.window:
+            out = f"{self.window[:1].upper()}{self.window[1:]}: {out[:1].lower()}{out[1:]}"
+        if self.catch_all:
+            out += " \u2014 only when no other line applies"
+        return out + "".join(f"; {n}" for n in self.notes)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "line": self.line_number,
+            "text": self.text,
+            "section": self.section,
+            "decision": self.decision,
+            "understood": self.understood,
+            "what": self.what,
+            "condition": self.condition or None,
+            "exclusions": list(self.exclusions),
+            "window": self.window or None,
+            "catch_all": self.catch_all,
+            "problem": self.problem,
+            "applied_by": self.applied_by,
+            "notes": list(self.notes),
+            "explanation": self.sentence,
+        }
+
+
+def explain(text: str, *, capable_model: bool = False) -> list[LineExplanation]:
+    """Every rule line of a rules file's text, in file order, with its understanding.
+    ``capable_model``: lines code could not read are left to the model (else ignored)."""
+    return [explain_rule(c, capable_model=capable_model) for c in compile_rules_text(text)]
+
+
+def explain_rule(rule: CompiledRule, *, capable_model: bool = False) -> LineExplanation:
+    section = rule.rule.section
+    if rule.action == "only":
+        decision = "Notify only if"
+    elif section == NEVER or rule.action == "drop":
+        decision = "Never notify"
+    elif section == ALWAYS:
+        decision = "Always notify"
+    else:
+        decision = "Notify"
+    what = "anything" if rule.catch_all else describe(rule.scope)
+    condition = ""
+    if rule.action == "only":
+        said = rule.scope.sources
+        condition = describe(replace(rule.condition, sources=rule.condition.sources - said))
+    exclusions = [describe(x) for x in rule.exclusions]
+    if rule.action == "only" and not rule.negated.empty:
+        exclusions.append(describe(rule.negated))
+    notes: list[str] = []
+    if rule.exception_notifies:
+        notes.append("those it excepts are notified")
+    if rule.scope.examples:
+        notes.append(f"examples given: {', '.join(rule.scope.examples)}")
+    return LineExplanation(
+        line_number=rule.rule.line_number,
+        text=rule.rule.text,
+        section=section,
+        decision=decision,
+        understood=rule.understood,
+        what=what,
+        condition=condition,
+        exclusions=tuple(exclusions),
+        window=describe_window(rule.window) if rule.window else "",
+        catch_all=rule.catch_all,
+        problem=rule.problem,
+        applied_by="code" if rule.understood else ("model" if capable_model else "nobody"),
+        notes=tuple(notes),
+    )
+
+
+def _either(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} or {items[-1]}"
+
+
+def _clock(t: time) -> str:
+    return t.strftime("%H:%M")
+
+
+def describe_window(w: Window) -> str:
+    if w.days == frozenset({5, 6}):
+        days = "on weekends"
+    elif w.days == frozenset(range(5)):
+        days = "on weekdays"
+    elif w.days == frozenset(range(7)):
+        days = ""
+    else:
+        days = "on " + _either([DAYS[d] for d in sorted(w.days)])
+    hours = "" if w.start == w.end else f"between {_clock(w.start)} and {_clock(w.end)}"
+    return " ".join(p for p in (hours, days) if p) or "at any time"
+
+
+def _duration(d: timedelta) -> str:
+    minutes = int(d.total_seconds() // 60)
+    if minutes % (60 * 24 * 7) == 0:
+        n, unit = minutes // (60 * 24 * 7), "week"
+    elif minutes % (60 * 24) == 0 and minutes >= 60 * 48:
+        n, unit = minutes // (60 * 24), "day"
+    elif minutes % 60 == 0:
+        n, unit = minutes // 60, "hour"
+    else:
+        n, unit = minutes, "minute"
+    return f"{n} {unit}{'s' if n != 1 else ''}"
+
+
+def _who(m: Match) -> str:
+    who = [*m.names, *(f"anyone at {d}" for d in m.domains), *m.addresses]
+    for role in m.roles:
+        who.append(f"your {role} (saved as {', '.join(FAMILY_NAMES[role][:3])}, \u2026)")
+    for kind in sorted(m.sender_kinds - m.kinds):
+        who.append(
+            {
+                "person": "a person writing to you directly" if m.direct else "a person",
+                "automated": "an automated sender",
+                "bot": "a bot",
+                "government": "a government office",
+            }.get(kind)
+            or KIND_NAMES.get(kind, kind)
+        )
+    return _either(list(dict.fromkeys(who)))
+
+
+def describe(m: Match) -> str:
+    """A Match in plain words: "emails from Tomas Herrera", "WhatsApp messages in groups
+    that mention you", "newsletters and digests, or marketing and promotions"."""
+    if m.empty:
+        return "anything"
+    if m.any_of:
+        rest = describe(replace(m, any_of=()))
+        options = _either([describe(o) for o in m.any_of])
+        return options if rest == "anything" else f"{rest}, and {options}"
+    parts: list[str] = []
+    types = [EVENT_TYPES[t] for t in sorted(m.event_types) if t in EVENT_TYPES]
+    sources = [SOURCES[s] for s in sorted(m.sources) if s in SOURCES]
+    if types and sources == ["calendar events"]:
+        sources = []
+    head = _either(types + sources)
+    kinds = [KIND_NAMES.get(k, k) for k in sorted(m.kinds)]
+    if kinds and head:
+        parts.append(f"{head} that are {_either(kinds)}")
+    elif kinds:
+        parts.append(", or ".join(kinds))
+    elif head:
+        parts.append(head)
+    elif m.anything:
+        parts.append("anything")
+    who = _who(m)
+    if who:
+        parts.append(f"from {who}")
+    if m.chats:
+        parts.append(f"in the {_either([f'“{c}”' for c in m.chats])} chat")
+    if m.group is True:
+        parts.append("in groups")
+    elif m.group is False:
+        parts.append("in direct chats")
+    if m.addressed:
+        parts.append("sent to you directly or mentioning you")
+    if m.mentions_me is True:
+        parts.append("that mention you")
+    elif m.mentions_me is False:
+        parts.append("that do not mention you")
+    if m.direct and "person" not in m.sender_kinds:
+        parts.append("written by a person to you directly (not through a service)")
+    if m.automated:
+        parts.append("sent by an automated system")
+    asks = [w for w, on in (("asking you something", m.asks), ("time-sensitive", m.urgent)) if on]
+    if asks:
+        parts.append(_either(asks))
+    if m.asks is False:
+        parts.append("not asking you anything")
+    if m.subject_phrases:
+        parts.append(f"with {_either([f'“{p}”' for p in m.subject_phrases])} in the subject")
+    if m.topics and m.topic_min == 1 and len(m.topics) > 1:
+        parts.append(f"mentioning {_either(list(m.topics))}")
+    elif m.topics:
+        parts.append(f"about {' '.join(m.topics)}")
+    if m.calendar_change:
+        parts.append("that were moved or cancelled")
+    if m.added_today:
+        parts.append("added today")
+    if m.starts_within is not None:
+        parts.append(f"starting within {_duration(m.starts_within)}")
+    if m.starts_after is not None:
+        parts.append(f"starting more than {_duration(m.starts_after)} from now")
+    if m.recurring is True:
+        parts.append("that recur")
+    if m.in_person:
+        parts.append("in person")
+    if m.video:
+        parts.append("on video calls")
+    if m.min_people is not None:
+        parts.append(f"for {m.min_people} people or more")
+    if m.max_people is not None:
+        parts.append(f"for {m.max_people} people or fewer")
+    if m.within is not None:
+        parts.append(describe_window(m.within))
+    return " ".join(parts) if parts else "anything"
