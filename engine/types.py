@@ -10,6 +10,8 @@ from typing import Any
 from engine.accounts.registry import LABELS as ACCOUNT_LABELS
 from engine.accounts.registry import AccountConfig, AccountState, Kind
 from engine.chat.wording import SOURCE_LABELS
+from engine.ipc.handover import HandedOver
+from engine.ipc.lock import WorkspaceLock
 from engine.ipc.server import Handler as RequestHandler
 from engine.llm.capability import Capability, CapabilitySetting
 from engine.llm.capability import describe as describe_capability
@@ -24,11 +26,13 @@ __all__ = [
     "Capability",
     "CapabilitySetting",
     "CheckResult",
+    "HandedOver",
     "IngestResult",
     "Kind",
     "Reply",
     "RequestHandler",
     "SettingsApplied",
+    "WorkspaceLock",
     "describe_capability",
 ]
 

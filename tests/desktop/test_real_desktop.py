@@ -155,8 +155,13 @@ def test_tray_toast_feedback_and_chat_on_a_real_desktop(desktop, tmp_path):
     second = tic(env=env)
     assert second.returncode == 0 and "already running" in second.stdout
 
-    shot = tmp_path / "chat.png"
-    assert ipc.request(workspace, {"cmd": "screenshot", "path": str(shot)})["ok"]
+    taken = ipc.request(workspace, {"cmd": "screenshot"})
+    assert taken["ok"]
+    shot = Path(taken["path"])
+    assert shot.parent == workspace.root / "screenshots"
+    rules = rules_file.read_bytes()  # a path from a client is not taken: nothing is overwritten
+    pointed = ipc.request(workspace, {"cmd": "screenshot", "path": str(rules_file)})
+    assert Path(pointed["path"]).parent == shot.parent and rules_file.read_bytes() == rules
     assert distinct_colours(shot) > 20
     if os.environ.get("TIC_UPDATE_SCREENSHOT"):  # refresh the README's picture on purpose
         shutil.copyfile(shot, README_SHOT)
@@ -237,8 +242,9 @@ def test_the_first_start_opens_the_welcome_once(tmp_path):
                 assert status["welcome_visible"]  # in an empty chat, always
                 if start == "first":
                     assert status["first_start"] and status["window_visible"]
-                    shot = tmp_path / "first-run.png"
-                    assert ipc.request(workspace, {"cmd": "screenshot", "path": str(shot)})["ok"]
+                    taken = ipc.request(workspace, {"cmd": "screenshot"})
+                    assert taken["ok"]
+                    shot = Path(taken["path"])
                     assert distinct_colours(shot) > 20
                     if os.environ.get("TIC_UPDATE_SCREENSHOT"):
                         shutil.copyfile(shot, FIRST_RUN_SHOT)
