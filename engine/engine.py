@@ -13,6 +13,7 @@ import contextlib
 import dataclasses
 import logging
 import os
+import sqlite3
 from collections.abc import Callable, Collection, Mapping
 from datetime import datetime
 from pathlib import Path
@@ -67,9 +68,10 @@ from engine.llm.loading import (
 from engine.llm.unavailable import UnavailableModel
 from engine.settings import Settings
 from engine.sources.sync import SourceRunner
-from engine.store.db import close_database, open_database
+from engine.store.backup import daily_backup
+from engine.store.db import close_database, open_database, rescue_deleted_wal
 from engine.store.inbox import ingest, recover_events
-from engine.tasks import one_line
+from engine.tasks import Periodic, one_line
 from engine.triage.decider import TriageDecider
 from engine.triage.runner import TicRunner
 from engine.types import CheckResult, IngestResult, Reply, SettingsApplied
@@ -79,6 +81,7 @@ log = logging.getLogger(__name__)
 
 GOOGLE_KINDS: tuple[Kind, ...] = ("gmail", "gcal")
 APP_ROLE = "the TIC desktop app"
+STORE_GUARD_SECONDS = 15.0  # how often the engine looks for a deleted write-ahead log
 
 
 class Engine:
@@ -124,6 +127,9 @@ class Engine:
             clock=self.clock,
         )
         self.sources = SourceRunner(bus=self.bus)
+        self._store_guard = Periodic(
+            "store-guard", self._guard_store, interval=STORE_GUARD_SECONDS, logger=log, bus=self.bus
+        )
         self._ipc: IpcServer | None = None
         self._role = APP_ROLE
         self._started = False
@@ -171,6 +177,11 @@ class Engine:
         recovered = recover_events()
         if recovered:
             log.info("%d event(s) interrupted by a crash will be retried", recovered)
+        try:
+            daily_backup(self.db, self.workspace.db_path)
+        except (OSError, sqlite3.Error) as exc:
+            log.warning("cannot back up the store: %s", one_line(exc))
+        self._store_guard.start()
         self.hub.start()
         self._started = True
         if schedule:
@@ -186,6 +197,7 @@ class Engine:
         await self.tic.stop()
         await self.jobs.stop()
         await self.hub.stop()
+        await self._store_guard.stop()
         await self._model.close()
         close_database()
         self._started = False
@@ -514,6 +526,9 @@ class Engine:
         if cmd == "tick":
             return {"done": "tick", **(await self.check_now()).to_json()}
         return {"done": cmd, "error": f"unknown command {cmd!r}"}
+
+    async def _guard_store(self) -> None:
+        rescue_deleted_wal(self.workspace.db_path)
 
     # work the engine gives itself -----------------------------------------------------------
 

@@ -97,6 +97,33 @@ def open_database(path: Path | str) -> pw.SqliteDatabase:
     return db
 
 
+def rescue_deleted_wal(path: Path) -> bool:
+    """If the store's write-ahead log (``tic.db-wal``) was deleted while the store is open,
+    its committed content lives only in this process's open handle, and a crash would lose
+    it: copy it into ``tic.db`` now (a checkpoint) and reopen, so SQLite starts a new log.
+    Returns True when it had to. (Between two checks a kill -9 still loses what the
+    deleted log held: this narrows the window, it cannot close it.)"""
+    db = database.obj
+    if not isinstance(db, pw.SqliteDatabase) or db.is_closed():
+        return False
+    wal = path.with_name(path.name + "-wal")
+    connection = sqlite_connection(db)
+    if wal.exists() or connection.in_transaction:
+        return False
+    mode = connection.execute("PRAGMA journal_mode").fetchone()
+    if not mode or str(mode[0]).lower() != "wal":
+        return False
+    connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    db.close()
+    db.connect()
+    log.warning(
+        "the store's write-ahead log %s was deleted while TIC ran; what it held was saved into %s",
+        wal,
+        path,
+    )
+    return True
+
+
 def close_database() -> None:
     obj = database.obj
     if obj is not None and not obj.is_closed():
