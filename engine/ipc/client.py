@@ -18,15 +18,18 @@ def socket_path(workspace: Workspace) -> Path:
 
 
 def too_large(limit: int) -> str:
-    return f"request too large (over {limit / (1024 * 1024):g} MB)"
+    mib = 1024 * 1024
+    size = f"{limit // mib} MB" if limit % mib == 0 else f"{limit} bytes"
+    return f"request too large (over {size})"
 
 
 class RequestTooLarge(TicError):
     """The request is over the size the channel takes."""
 
 
-def encode(payload: dict[str, Any], limit: int = MAX_REQUEST) -> bytes:
+def encode(payload: dict[str, Any], limit: int | None = None) -> bytes:
     data = json.dumps(payload).encode()
+    limit = MAX_REQUEST if limit is None else limit
     if len(data) > limit:
         raise RequestTooLarge(too_large(limit))
     return data + b"\n"
