@@ -9,7 +9,6 @@ import json
 import os
 import resource
 import socket
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -176,14 +175,17 @@ async def test_an_app_flooded_with_idle_connections_keeps_answering(engine):
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(1024, hard), hard))
     await engine.serve({})
-    flood = subprocess.Popen(
-        [sys.executable, "-c", FLOOD, str(ipc.socket_path(engine.workspace)), "1100"],
-        stdout=subprocess.PIPE,
-        text=True,
+    flood = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        FLOOD,
+        str(ipc.socket_path(engine.workspace)),
+        "1100",
+        stdout=asyncio.subprocess.PIPE,
     )
     try:
         assert flood.stdout is not None
-        opened = int(await asyncio.to_thread(flood.stdout.readline))
+        opened = int(await asyncio.wait_for(flood.stdout.readline(), 60))
         assert opened == 1100
         started = time.monotonic()
         answer = await asyncio.to_thread(ipc.request, engine.workspace, {"cmd": "ping"}, 10.0)
@@ -192,8 +194,6 @@ async def test_an_app_flooded_with_idle_connections_keeps_answering(engine):
         assert engine._ipc is not None and engine._ipc.open_connections <= 65
     finally:
         flood.kill()
-        flood.wait()
-        assert flood.stdout is not None
-        flood.stdout.close()
+        await flood.wait()
         await engine.stop_serving()
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
