@@ -27,6 +27,12 @@ class Ledger:
     notified: set[str]  # events TIC decided to notify
     statuses: Counter[str]  # event status -> how many
     undelivered: int  # notifications not (yet) delivered
+    notifications: int  # notifications stored, delivered or not
+
+    @property
+    def progress(self) -> tuple[int, int, int]:
+        """What a tick has done so far: events done, notifications stored, deliveries."""
+        return self.statuses["done"], self.notifications, sum(self.delivered.values())
 
 
 def new_workspace(home: Path, settings: dict[str, object] | None = None) -> Path:
@@ -64,9 +70,10 @@ def ledger(home: Path) -> Ledger:
         }
         statuses = Counter(str(r.status) for r in EventRecord.select())
         undelivered = Notification.select().where(Notification.state != "delivered").count()
+        notifications = Notification.select().count()
     finally:
         close_database()
-    return Ledger(delivered, notified, statuses, undelivered)
+    return Ledger(delivered, notified, statuses, undelivered, notifications)
 
 
 def tic_env(home: Path) -> dict[str, str]:
