@@ -18,7 +18,6 @@ from engine.store.backup import latest_backup, restore_hint
 
 log = logging.getLogger(__name__)
 
-database = pw.DatabaseProxy()
 
 PRAGMAS = {
     "journal_mode": "wal",
@@ -38,8 +37,9 @@ MARKER_TEXT = (
 
 class StoreDatabase(pw.SqliteDatabase):
     """SQLite rolls a transaction back by itself on some errors (a full disk, I/O errors);
-    peewee's rollback then fails with "cannot rollback - no transaction is active" and hides
-    the real error. Here a rollback with nothing left to undo is skipped, so it shows."""
+    peewee's rollback then fails with "cannot rollback - no transaction is active" (or "no
+    such savepoint") and hides the real error. Here a rollback with nothing left to undo is
+    skipped, so the real error shows."""
 
     def rollback(self) -> None:
         if not self.is_closed() and not sqlite_connection(self).in_transaction:
@@ -52,8 +52,19 @@ class StoreDatabase(pw.SqliteDatabase):
 
 class _Savepoint(pw._savepoint):
     def rollback(self, begin: bool = True) -> None:
-        if sqlite_connection(self.db).in_transaction:
+        connection: sqlite3.Connection = self.db.connection()
+        if connection.in_transaction:
             super().rollback(begin)
+
+
+class StoreProxy(pw.DatabaseProxy):
+    """The models' database; its nested ``atomic()`` blocks use the savepoint above."""
+
+    def savepoint(self) -> pw._savepoint:
+        return _Savepoint(self)
+
+
+database = StoreProxy()
 
 
 def sqlite_connection(db: pw.SqliteDatabase) -> sqlite3.Connection:
@@ -153,7 +164,7 @@ def _check_integrity(db: pw.SqliteDatabase, path: Path) -> None:
     big = path.exists() and path.stat().st_size > FULL_CHECK_UP_TO
     pragma = "quick_check" if big else "integrity_check"
     rows = sqlite_connection(db).execute(f"PRAGMA {pragma}(1)").fetchall()
-    problem = str(rows[0][0]) if rows else "ok"
+    problem = " ".join(str(rows[0][0]).split()) if rows else "ok"
     if problem != "ok":
         raise StoreError(f"the store {path} is damaged ({problem}){_hint(path)}")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import time
@@ -170,6 +171,8 @@ def test_tray_toast_feedback_and_chat_on_a_real_desktop(desktop, tmp_path):
     assert app.wait(timeout=60) == 0
     log = (workspace.root / "logs" / "tic.log").read_text()
     assert "TIC quit cleanly" in log
+    for path in (workspace.root / "tic.db", workspace.root / "logs" / "tic.log", shot):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path  # the user's only
 
 
 def test_without_a_tray_host_the_app_says_so_and_shows_the_chat(tmp_path):
