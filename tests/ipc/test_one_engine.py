@@ -167,7 +167,7 @@ async def test_an_attached_chat_says_so_in_one_line_when_the_app_quits(engine, m
         await engine.stop_serving()
         lock.release()
     _out, err = await asyncio.wait_for(proc.communicate(), 60)
-    assert proc.returncode == 1
+    assert proc.returncode == 1, err.decode()
     assert err.decode().splitlines() == [
         f"tic-desktop: the test's app (pid {os.getpid()}) quit; the chat ends here"
     ]
