@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import io
-import os
 from collections.abc import Callable
 
 import pytest
 
 from engine.bus import ReplyFinished, ReplyStarted, ReplyToken, ToolCalled, TurnFailed
-from engine.chatconsole import CLEAR_LINE, ChatConsole, FdLines, describe_tool_call
+from engine.chatconsole import CLEAR_LINE, ChatConsole, describe_tool_call
 from tests.factories import reply, tool
 
 
@@ -186,16 +185,3 @@ async def test_a_preference_change_on_the_bus_carries_the_rule(engine, model):
     (call,) = [e for e in seen if isinstance(e, ToolCalled)]
     assert call.name == "add_notification_rule" and call.status == "done"
     assert call.arguments == {"section": "never", "rule": "LinkedIn"}
-
-
-def test_lines_from_a_pipe_are_read_without_holding_stdins_lock():
-    read_end, write_end = os.pipe()
-    try:
-        os.write(write_end, "hello\r\nwörld\nlast".encode())
-        os.close(write_end)
-        lines = FdLines(read_end)
-        assert [lines(""), lines(""), lines("")] == ["hello", "wörld", "last"]
-        with pytest.raises(EOFError):
-            lines("")
-    finally:
-        os.close(read_end)
