@@ -34,7 +34,7 @@ from engine.errors import TicError
 from engine.logsetup import setup_logging
 from engine.settings import Settings
 from engine.tasks import TaskSet
-from engine.types import RequestHandler
+from engine.types import HandedOver, RequestHandler
 from engine.workspace import Workspace
 
 log = logging.getLogger("desktop")
@@ -366,8 +366,14 @@ class DesktopApp(QtCore.QObject):
     async def _on_status(self, _request: dict[str, Any]) -> dict[str, Any]:
         return self.status()
 
-    async def _on_screenshot(self, request: dict[str, Any]) -> dict[str, Any]:
-        return {"ok": bool(self.chat.grab().save(str(request["path"])))}
+    async def _on_screenshot(self, _request: dict[str, Any]) -> dict[str, Any]:
+        """The chat window as a PNG in the workspace's ``screenshots/`` (a client names no
+        path: the channel takes none), answered with where it is."""
+        folder = self.workspace.root / "screenshots"
+        folder.mkdir(mode=0o700, exist_ok=True)
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S-%f")
+        path = folder / f"chat-{stamp}.png"
+        return {"ok": bool(self.chat.grab().save(str(path))), "path": str(path)}
 
     async def _on_quit(self, _request: dict[str, Any]) -> dict[str, Any]:
         self.quit_requested.set()
@@ -432,10 +438,25 @@ def show_crash_dialog(exc: BaseException, log_path: Path, *, logged: bool = Fals
 
 
 def main(home: Path | None = None, model_path: str | None = None, verbose: bool = False) -> int:
+    os.umask(0o077)  # the store, logs and settings it writes are the user's only
     workspace = Workspace.open(home)
-    if Engine.ask_running_app(workspace, {"cmd": "show"}) is not None:
-        print("TIC is already running; its window was brought forward.")
-        return 0
+    claimed = Engine.claim_workspace(
+        workspace,
+        "the TIC desktop app",
+        {"cmd": "show"},
+        on_wait=lambda who: print(f"waiting for {who} to finish…", file=sys.stderr, flush=True),
+    )
+    if isinstance(claimed, HandedOver):
+        if claimed.answer.get("ok"):
+            print("TIC is already running; its window was brought forward.")
+            return 0
+        print(f"tic-desktop: error: {claimed.answer.get('error')}", file=sys.stderr)
+        return 1
+    with claimed:  # this process is the workspace's one engine until it ends
+        return _run(workspace, model_path, verbose)
+
+
+def _run(workspace: Workspace, model_path: str | None, verbose: bool) -> int:
     log_path = setup_logging(workspace, verbose)
     import qasync
 

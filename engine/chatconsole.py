@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -76,14 +77,19 @@ class ChatConsole:
 
     @classmethod
     def for_terminal(cls) -> ChatConsole:
-        """readline on an interactive terminal, plain output otherwise."""
+        """readline on an interactive terminal, plain lines otherwise."""
         editor: LineEditor | None = None
         if sys.stdin.isatty() and sys.stdout.isatty():
             with contextlib.suppress(ImportError):
                 import readline
 
                 editor = readline
-        return cls(sys.stdout, sys.stderr, editor)
+        if editor is not None:
+            return cls(sys.stdout, sys.stderr, editor)
+        try:
+            return cls(sys.stdout, sys.stderr, None, FdLines(sys.stdin.fileno()))
+        except (AttributeError, ValueError, OSError):  # no real stdin (embedded, tests)
+            return cls(sys.stdout, sys.stderr, None)
 
     # the user's side ------------------------------------------------------------------
 
@@ -213,6 +219,29 @@ class ChatConsole:
         self.out.write(self.prompt + typed)
         self.out.flush()
         self.editor.redisplay()
+
+
+class FdLines:
+    """``input()`` for a pipe or a file, read from the descriptor itself. A thread blocked in
+    ``input()`` on a pipe holds ``sys.stdin``'s lock, and a process that ends meanwhile (the
+    app a chat is attached to quit) aborts with "could not acquire lock ... at interpreter
+    shutdown"; blocked here it holds none, and the process ends cleanly."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self._pending = b""
+
+    def __call__(self, _prompt: str) -> str:
+        while b"\n" not in self._pending:
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                if not self._pending:
+                    raise EOFError
+                line, self._pending = self._pending, b""
+                return line.decode("utf-8", "replace")
+            self._pending += chunk
+        line, _, self._pending = self._pending.partition(b"\n")
+        return line.decode("utf-8", "replace").removesuffix("\r")
 
 
 def _terminal_state() -> Any:

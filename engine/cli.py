@@ -12,23 +12,31 @@ import asyncio
 import json
 import logging
 import os
+import sqlite3
 import sys
 import traceback
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
-import engine.ipc.client as ipc
+import peewee as pw
+
 from engine import logsetup
 from engine.chatconsole import ChatConsole
 from engine.clock import utcnow
 from engine.engine import Engine
-from engine.errors import InputError, TicError
+from engine.errors import InputError, StoreError, TicError
 from engine.events import read_events
+from engine.ipc.handover import HandedOver, run_here_or_hand_over
+from engine.ipc.lock import Holder
 from engine.llm.holder import ModelHolder
 from engine.llm.loading import load_model
+from engine.remote_chat import AttachedChat, run_here_or_attach
 from engine.settings import Settings
+from engine.store.db import describe_store_error
 from engine.triage.decider import RULES_FILE
+from engine.types import RequestHandler
 from engine.workspace import Workspace, default_home
 
 log = logging.getLogger("tic")
@@ -152,6 +160,7 @@ def main(
 ) -> int:
     """Run one subcommand; with none, ``desktop`` (from the launcher) starts the app, and
     ``menu_entry`` (from the launcher too) adds or removes the app's menu entry."""
+    os.umask(0o077)  # whatever TIC writes (store, logs, settings, rules) is the user's only
     parser = build_parser()
     args = parser.parse_args(argv)
     logsetup.setup_console(args.verbose)
@@ -170,6 +179,8 @@ def main(
         return _failed(args.command, exc, 2)
     except TicError as exc:
         return _failed(args.command, exc, 1)
+    except (pw.DatabaseError, sqlite3.DatabaseError) as exc:  # a store error the engine let by
+        return _failed(args.command, StoreError(describe_store_error(exc)), 1)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # e.g. `tic-desktop history | head`
@@ -214,8 +225,6 @@ async def dispatch(args: argparse.Namespace) -> int:
     log.info("tic %s (workspace %s)", command, workspace.root)
     if command == "ingest":
         return await cmd_ingest(workspace, args.file)
-    if command == "tick" and ipc.app_running(workspace):
-        return handover_tick(workspace)
     if command == "history":
         return await cmd_history(workspace, as_json=args.json, limit=args.limit)
     if command == "rules":
@@ -234,52 +243,75 @@ def _log_if_kept(workspace: Workspace, command: str) -> None:
         log.info("tic %s (workspace %s)", command, workspace.root)
 
 
+def _role(command: str) -> str:
+    return f"{PROG} {command}"
+
+
+def _note_wait(who: Holder) -> None:
+    print(f"waiting for {who.describe()} to finish…", file=sys.stderr, flush=True)
+
+
 async def cmd_ingest(workspace: Workspace, file: Path) -> int:
+    """Into the store here, or handed to the process that holds the workspace."""
     events = read_events(file)
-    answer = ipc.request(
-        workspace, {"cmd": "ingest", "events": [e.model_dump(mode="json") for e in events]}
+    where = run_here_or_hand_over(
+        workspace,
+        _role("ingest"),
+        lambda: {"cmd": "ingest", "events": [e.model_dump(mode="json") for e in events]},
+        on_wait=_note_wait,
     )
-    if answer is not None:  # the running app owns the store's writes
+    if isinstance(where, HandedOver):
+        answer = where.answer
         if not answer.get("ok"):
-            raise TicError(f"the running app refused the events: {answer.get('error')}")
+            raise TicError(f"{where.holder.describe()} refused the events: {answer.get('error')}")
         print(
             f"{answer['added']} new event(s) added, {answer['known']} already known "
-            "(handed to the running app)"
+            f"(handed to the running app: {where.holder.describe()})"
         )
         return 0
-    engine = Engine.without_model(workspace)
-    try:
-        result = engine.ingest(events)
-    finally:
-        await engine.stop()
+    with where:  # nothing else may write the store meanwhile (it serves no requests)
+        engine = Engine.without_model(workspace)
+        try:
+            result = engine.ingest(events)
+        finally:
+            await engine.stop()
     print(f"{result.added} new event(s) added, {result.known} already known")
     return 0
 
 
-def handover_tick(workspace: Workspace) -> int:
-    """The app is running: it runs the tick, so its toasts show on the desktop."""
-    answer = ipc.request(workspace, {"cmd": "tick"})
-    if answer is None:
-        raise TicError("the running app stopped answering")
+def handover_tick(handed: HandedOver) -> int:
+    """The workspace's holder ran the tick (the app: its toasts show on the desktop)."""
+    answer, by = handed.answer, handed.holder.describe()
     if answer.get("skipped"):
-        print("TIC is already checking (in the running app)")
+        print(f"TIC is already checking (in the running app: {by})")
         return 0
+    if "events" not in answer:
+        raise TicError(f"{by} could not check: {answer.get('error')}")
     print(
         f"TIC checked {answer.get('events', 0)} event(s), notified {answer.get('notified', 0)}"
         + (f", failed: {answer['error']}" if answer.get("error") else "")
-        + " (in the running app)"
+        + (" after the check it was running" if answer.get("waited") else "")
+        + f" (in the running app: {by})"
     )
     return 0 if answer.get("ok") else 1
 
 
 async def cmd_tick(workspace: Workspace, model_path: str | None) -> int:
-    engine = Engine.open(workspace, model_path)
-    engine.bus.subscribe(ChatConsole(sys.stdout, sys.stderr).on_event)
-    try:
-        await engine.start(schedule=False)
-        result = await engine.check_now()
-    finally:
-        await engine.stop()
+    role = _role("tick")
+    where = run_here_or_hand_over(workspace, role, lambda: {"cmd": "tick"}, on_wait=_note_wait)
+    if isinstance(where, HandedOver):
+        return handover_tick(where)
+    with where:
+        engine = Engine.open(workspace, model_path)
+        engine.bus.subscribe(ChatConsole(sys.stdout, sys.stderr).on_event)
+        try:
+            await engine.start(schedule=False)
+            # another tick or ingest meanwhile is handed here; a chat or the app waits
+            await engine.serve({}, role=role, busy=("chat", "show"))
+            result = await engine.check_now()
+        finally:
+            await engine.stop_serving(grace=None)
+            await engine.stop()
     print(
         f"TIC checked {result.events} event(s), notified {result.notified}"
         + (f", failed: {result.error}" if result.error else "")
@@ -293,10 +325,17 @@ async def cmd_tick(workspace: Workspace, model_path: str | None) -> int:
 
 
 async def cmd_chat(workspace: Workspace, model_path: str | None) -> int:
-    engine = Engine.open(workspace, model_path)
-    with ChatConsole.for_terminal().session() as console:
+    role = _role("chat")
+    console = ChatConsole.for_terminal()
+    where = await run_here_or_attach(workspace, role, on_wait=_note_wait)
+    if isinstance(where, AttachedChat):
+        with console.session():
+            return await where.run(console)
+    with where, console.session():
+        engine = Engine.open(workspace, model_path)
         unsubscribe = engine.bus.subscribe(console.on_event)
         await engine.start(schedule=True)
+        await engine.serve({"show": _refuse_app(role)}, role=role)
         console.say("TIC chat: type a message; /tick checks now, /quit leaves.")
         try:
             await _chat_loop(engine, console)
@@ -304,6 +343,16 @@ async def cmd_chat(workspace: Workspace, model_path: str | None) -> int:
             await engine.stop()
             unsubscribe()
     return 0
+
+
+def _refuse_app(role: str) -> RequestHandler:
+    """The desktop app cannot start beside this chat: it says so in one line."""
+
+    async def refuse(_request: dict[str, Any]) -> dict[str, Any]:
+        who = f"{role} (pid {os.getpid()})"
+        return {"ok": False, "error": f"TIC runs in {who} on this workspace: quit it first"}
+
+    return refuse
 
 
 async def _chat_loop(engine: Engine, console: ChatConsole) -> None:
@@ -328,11 +377,17 @@ async def _chat_loop(engine: Engine, console: ChatConsole) -> None:
 
 
 async def cmd_history(workspace: Workspace, *, as_json: bool, limit: int) -> int:
-    engine = Engine.without_model(workspace)
+    # Reading is safe beside the workspace's holder (WAL); with none, hold it meanwhile.
+    lock = Engine.lock_workspace(workspace, _role("history"))
     try:
-        rows = engine.history(limit)
+        engine = Engine.without_model(workspace)
+        try:
+            rows = engine.history(limit)
+        finally:
+            await engine.stop()
     finally:
-        await engine.stop()
+        if lock is not None:
+            lock.release()
     if not rows and not as_json:  # --json stays empty: nothing for a program to read
         print(EMPTY_HISTORY)
         return 0

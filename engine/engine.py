@@ -8,9 +8,13 @@ so a settings change swaps it in one place."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import dataclasses
 import logging
 import os
-from collections.abc import Callable, Mapping
+import sqlite3
+from collections.abc import Callable, Collection, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -34,6 +38,11 @@ from engine.bus import (
     ModelFailed,
     ModelLoading,
     ModelReady,
+    ReplyFinished,
+    ReplyStarted,
+    ReplyToken,
+    ToolCalled,
+    TurnFailed,
     UnexpectedError,
     WhatsAppQrCode,
 )
@@ -43,7 +52,9 @@ from engine.clock import utcnow
 from engine.errors import ModelError, TicError
 from engine.events import Event, parse_event
 from engine.ipc import client as ipc_client
-from engine.ipc.server import Handler, IpcServer, Request
+from engine.ipc.handover import HandedOver, busy, run_here_or_hand_over
+from engine.ipc.lock import WorkspaceLock, holder
+from engine.ipc.server import Channel, Handler, IpcServer, Request
 from engine.jobs.scheduler import JobScheduler
 from engine.llm.base import LanguageModel
 from engine.llm.capability import Capability, gguf_capability
@@ -58,8 +69,10 @@ from engine.llm.openai_compat import is_server_url
 from engine.llm.unavailable import UnavailableModel
 from engine.settings import Settings
 from engine.sources.sync import SourceRunner
-from engine.store.db import close_database, open_database
+from engine.store.backup import daily_backup
+from engine.store.db import close_database, open_database, rescue_deleted_wal
 from engine.store.inbox import ingest, recover_events
+from engine.tasks import Periodic, one_line
 from engine.triage.decider import TriageDecider
 from engine.triage.rules.explain import LineExplanation, explain
 from engine.triage.runner import TicRunner
@@ -69,6 +82,8 @@ from engine.workspace import Workspace
 log = logging.getLogger(__name__)
 
 GOOGLE_KINDS: tuple[Kind, ...] = ("gmail", "gcal")
+APP_ROLE = "the TIC desktop app"
+STORE_GUARD_SECONDS = 15.0  # how often the engine looks for a deleted write-ahead log
 
 
 class Engine:
@@ -114,7 +129,11 @@ class Engine:
             clock=self.clock,
         )
         self.sources = SourceRunner(bus=self.bus)
+        self._store_guard = Periodic(
+            "store-guard", self._guard_store, interval=STORE_GUARD_SECONDS, logger=log, bus=self.bus
+        )
         self._ipc: IpcServer | None = None
+        self._role = APP_ROLE
         self._started = False
 
     def _count_unexpected(self, message: object) -> None:
@@ -160,6 +179,11 @@ class Engine:
         recovered = recover_events()
         if recovered:
             log.info("%d event(s) interrupted by a crash will be retried", recovered)
+        try:
+            daily_backup(self.db, self.workspace.db_path)
+        except (OSError, sqlite3.Error) as exc:
+            log.warning("cannot back up the store: %s", one_line(exc))
+        self._store_guard.start()
         self.hub.start()
         self._started = True
         if schedule:
@@ -175,6 +199,7 @@ class Engine:
         await self.tic.stop()
         await self.jobs.stop()
         await self.hub.stop()
+        await self._store_guard.stop()
         await self._model.close()
         close_database()
         self._started = False
@@ -401,24 +426,68 @@ class Engine:
 
     # the single-instance channel ------------------------------------------------------------
 
+    @staticmethod
+    def lock_workspace(workspace: Workspace, role: str) -> WorkspaceLock | None:
+        """Become the one engine of ``workspace`` (hold the lock for the process's life), or
+        None when another process holds it: hand it the work (``ask_running_app``)."""
+        return WorkspaceLock.try_acquire(workspace, role)
+
+    @staticmethod
+    def claim_workspace(
+        workspace: Workspace,
+        role: str,
+        request: Request,
+        *,
+        on_wait: Callable[[str], None] | None = None,
+    ) -> WorkspaceLock | HandedOver:
+        """The workspace's lock when no process holds it, else the holder's answer to
+        ``request`` (a busy holder, e.g. a tick, is waited for; ``on_wait`` is told whom)."""
+        return run_here_or_hand_over(
+            workspace,
+            role,
+            lambda: request,
+            on_wait=None if on_wait is None else lambda who: on_wait(who.describe()),
+        )
+
+    @staticmethod
+    def workspace_holder(workspace: Workspace) -> str:
+        """Who holds the workspace, e.g. "tic-desktop chat (pid 4242)"."""
+        return holder(workspace).describe()
+
     def ipc_handlers(self) -> dict[str, Handler]:
-        """The engine's requests on the workspace's socket: ping, tick, ingest."""
+        """The engine's requests on the workspace's socket: ping, tick, ingest (and the
+        ``chat`` session, see ``serve``)."""
         return {"ping": self._on_ping, "tick": self._on_tick, "ingest": self._on_ingest}
 
-    async def serve(self, handlers: Mapping[str, Handler]) -> None:
-        """Become the workspace's running app: answer the engine's requests and the front
-        end's own ``handlers`` (e.g. show, status, quit) on the socket until ``stop_serving``."""
+    async def serve(
+        self,
+        handlers: Mapping[str, Handler],
+        *,
+        role: str = APP_ROLE,
+        busy: Collection[str] = (),
+    ) -> None:
+        """Become the workspace's running engine: answer the engine's requests, the ``chat``
+        session (a terminal chat attached to this engine) and the front end's own
+        ``handlers`` (e.g. show, status, quit) on the socket until ``stop_serving``. The
+        commands in ``busy`` are answered "wait": this front end cannot do them, and will
+        soon let the asker take the workspace."""
         own = self.ipc_handlers()
         clash = own.keys() & handlers.keys()
         if clash:
             raise ValueError(f"the engine already answers {sorted(clash)}")
-        self._ipc = IpcServer(self.workspace, {**own, **handlers})
+        self._role = role
+        table = {**own, **handlers}
+        for cmd in busy:
+            table[cmd] = self._on_busy
+        sessions = {} if "chat" in busy else {"chat": self._chat_session}
+        self._ipc = IpcServer(self.workspace, table, sessions)
         await self._ipc.start()
 
-    async def stop_serving(self) -> None:
+    async def stop_serving(self, grace: float | None = 10.0) -> None:
+        """Stop answering; requests under way get ``grace`` seconds (None: all they need)."""
         if self._ipc is not None:
-            await self._ipc.stop()
-            self._ipc = None
+            ipc, self._ipc = self._ipc, None
+            await ipc.stop(grace)
 
     @staticmethod
     def ask_running_app(
@@ -431,14 +500,57 @@ class Engine:
             return None
 
     async def _on_ping(self, _request: Request) -> dict[str, Any]:
-        return {"ok": True, "pid": os.getpid()}
+        return {"ok": True, "pid": os.getpid(), "role": self._role}
+
+    async def _on_busy(self, _request: Request) -> dict[str, Any]:
+        return busy(self._role)
 
     async def _on_tick(self, _request: Request) -> dict[str, Any]:
-        return (await self.check_now(timeout=600)).to_json()
+        """A check asked by another front end; one under way is let finish first, so this
+        one sees what arrived since (and the asker gets a real result, not "skipped")."""
+        waited = False
+        while True:
+            while self.tic.running:
+                waited = True
+                await asyncio.sleep(0.1)
+            result = await self.check_now(timeout=600)
+            if not result.skipped:
+                return {**result.to_json(), "waited": waited}
 
     async def _on_ingest(self, request: Request) -> dict[str, Any]:
         result = self.ingest([parse_event(obj) for obj in request.get("events", [])])
         return {"ok": True, "added": result.added, "known": result.known}
+
+    async def _chat_session(self, _request: Request, channel: Channel) -> None:
+        """A terminal chat attached to this engine: its turns run here (one model), and the
+        chat's bus messages (replies, tokens, tool calls, notifications) stream back."""
+        out, unsubscribe = self.bus.queue()
+        forward = asyncio.create_task(_forward_chat(out, channel), name="ipc-chat-forward")
+        try:
+            out.put_nowait({"ok": True, "session": "chat", "role": self._role})
+            while (message := await channel.receive()) is not None:
+                out.put_nowait(await self._session_command(message))
+        finally:
+            unsubscribe()
+            with contextlib.suppress(asyncio.CancelledError, ConnectionError):
+                out.put_nowait(None)
+                await forward
+            forward.cancel()
+
+    async def _session_command(self, message: Request) -> dict[str, Any]:
+        cmd = message.get("cmd")
+        if cmd == "send":
+            try:
+                await self.send(str(message.get("text", "")))
+            except TicError as exc:  # TurnFailed has gone out on the bus already
+                return {"done": "send", "error": one_line(exc)}
+            return {"done": "send", "error": None}
+        if cmd == "tick":
+            return {"done": "tick", **(await self.check_now()).to_json()}
+        return {"done": cmd, "error": f"unknown command {cmd!r}"}
+
+    async def _guard_store(self) -> None:
+        rescue_deleted_wal(self.workspace.db_path)
 
     # work the engine gives itself -----------------------------------------------------------
 
@@ -448,3 +560,16 @@ class Engine:
     async def _run_task(self, task: str) -> str:
         definition = load_agent(self.workspace.agents_dir, "main")
         return await self.loop.run(definition, MemoryTranscript(task), depth=1, read_only=True)
+
+
+CHAT_MESSAGES = (ReplyStarted, ReplyToken, ToolCalled, ReplyFinished, TurnFailed)
+
+
+async def _forward_chat(out: asyncio.Queue[Any], channel: Channel) -> None:
+    """The session's messages in order: bus messages the chat shows, the session's own
+    answers (dicts); None ends it."""
+    while (item := await out.get()) is not None:
+        if isinstance(item, dict):
+            await channel.send(item)
+        elif isinstance(item, CHAT_MESSAGES):
+            await channel.send({"event": type(item).__name__, "data": dataclasses.asdict(item)})

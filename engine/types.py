@@ -11,6 +11,8 @@ from engine.accounts.registry import LABELS as ACCOUNT_LABELS
 from engine.accounts.registry import AccountConfig, AccountState, Kind
 from engine.chat.answers import EXAMPLE_PROMPTS
 from engine.chat.wording import SOURCE_LABELS
+from engine.ipc.handover import HandedOver
+from engine.ipc.lock import WorkspaceLock
 from engine.ipc.server import Handler as RequestHandler
 from engine.llm.capability import Capability, CapabilitySetting, model_label
 from engine.llm.capability import describe as describe_capability
@@ -26,11 +28,13 @@ __all__ = [
     "Capability",
     "CapabilitySetting",
     "CheckResult",
+    "HandedOver",
     "IngestResult",
     "Kind",
     "Reply",
     "RequestHandler",
     "SettingsApplied",
+    "WorkspaceLock",
     "describe_capability",
     "model_label",
 ]

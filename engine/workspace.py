@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from platformdirs import user_data_dir
 from engine.resources import bundled_dir
 
 APP_NAME = "tic-desktop"
+OWN_PREFIXES = ("tic.", "settings.json")  # TIC's files in the workspace's top folder
 
 
 def default_home() -> Path:
@@ -33,6 +35,7 @@ class Workspace:
         """Open (and on first use create) the workspace at ``root`` or the default home."""
         ws = cls(Path(root) if root is not None else default_home())
         ws.ensure()
+        ws.make_owner_only()
         return ws
 
     @property
@@ -82,8 +85,38 @@ class Workspace:
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(src, dest)
 
+    def make_owner_only(self) -> None:
+        """The user's messages, settings and rules are readable by the user only: the
+        workspace 0700, TIC's files in it 0600, and ``data/``, ``logs/`` and the backups
+        with all they hold (files made before TIC set its umask, or copied in since).
+        Symbolic links, ``models/`` and anything not the user's own are left alone."""
+        _chmod(self.root, 0o700)
+        for path in self.root.iterdir():
+            if path.name.startswith(OWN_PREFIXES) and path.is_file() and not path.is_symlink():
+                _chmod(path, 0o600)
+        for folder in (self.data_dir, self.logs_dir, self.root / "backups"):
+            if not folder.is_dir() or folder.is_symlink():
+                continue
+            _chmod(folder, 0o700)
+            for path in folder.rglob("*"):
+                if path.is_symlink():
+                    continue
+                _chmod(path, 0o700 if path.is_dir() else 0o600)
+
     def first_model_file(self) -> Path | None:
         if not self.models_dir.is_dir():
             return None
         found = sorted(p for p in self.models_dir.glob("*.gguf") if p.is_file())
         return found[0] if found else None
+
+
+def _chmod(path: Path, mode: int) -> None:
+    """Only what the user owns; never a shared folder (sticky, like /tmp)."""
+    try:
+        st = path.stat()
+        if st.st_uid != os.getuid() or st.st_mode & stat.S_ISVTX:
+            return
+        if stat.S_IMODE(st.st_mode) != mode and (path.is_file() or path.is_dir()):
+            path.chmod(mode)
+    except OSError:
+        pass  # not ours to change (a read-only mount, gone meanwhile): leave it

@@ -2,7 +2,9 @@
 answers each request with the next reply the test hands it (``--model http://…/v1``).
 
 A request waits until the test has given its answer, so a test decides exactly when the
-model "finishes" (e.g. while the user is typing)."""
+model "finishes" (e.g. while the user is typing). With ``default`` every request the test
+has not answered gets that answer at once (after ``delay`` seconds): a model that always
+works, for runs that make any number of calls."""
 
 from __future__ import annotations
 
@@ -17,8 +19,10 @@ WAIT = 60.0  # seconds a request waits for the test's answer
 
 
 class ScriptedServer:
-    def __init__(self) -> None:
+    def __init__(self, default: dict[str, Any] | None = None, delay: float = 0.0) -> None:
         self.requests: list[dict[str, Any]] = []
+        self.default = default
+        self.delay = delay
         self._answers: queue.Queue[dict[str, Any]] = queue.Queue()
         outer = self
 
@@ -29,21 +33,34 @@ class ScriptedServer:
             def do_POST(self) -> None:
                 length = int(self.headers["Content-Length"])
                 outer.requests.append(json.loads(self.rfile.read(length)))
+                time.sleep(outer.delay)
                 try:
-                    answer = outer._answers.get(timeout=WAIT)
+                    if outer.default is not None:
+                        answer = outer._answers.get_nowait()
+                    else:
+                        answer = outer._answers.get(timeout=WAIT)
                 except queue.Empty:
+                    if outer.default is not None:
+                        self._stream(outer.default)
+                        return
                     self.send_response(503)
                     self.end_headers()
                     self.wfile.write(b"the test gave no answer")
                     return
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.end_headers()
-                text = json.dumps(answer)
-                for i in range(0, len(text), 8):
-                    chunk = {"choices": [{"delta": {"content": text[i : i + 8]}}]}
-                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                self.wfile.write(b"data: [DONE]\n\n")
+                self._stream(answer)
+
+            def _stream(self, answer: dict[str, Any]) -> None:
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.end_headers()
+                    text = json.dumps(answer)
+                    for i in range(0, len(text), 8):
+                        chunk = {"choices": [{"delta": {"content": text[i : i + 8]}}]}
+                        self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.write(b"data: [DONE]\n\n")
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client was killed mid-answer (a crash trial)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"

@@ -193,7 +193,8 @@ async def test_composed_replies_print_whole_after_their_tool_line(engine, screen
     await engine.hub.send("What reminders do I have?")
     assert screen.getvalue().splitlines() == [
         '  · add_notification_rule(section="never", rule="LinkedIn") → done',
-        "assistant: Done — I won't notify you about LinkedIn any more (Never notify: LinkedIn).",
+        "assistant: Done — I won't notify you about LinkedIn any more (Never notify: LinkedIn). "
+        "I read it as “Never notify: from LinkedIn”.",
         "  · list_jobs() → done",
         "assistant: You have no reminders or scheduled tasks.",
     ]

@@ -26,7 +26,10 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-
 
 RULES = "# Notification rules\n\n## Always notify\n- Emails from Anna Berg\n"
 NOTE = "Anna Berg asks you to call her back today."
-LINKEDIN_DONE = "Done — I won't notify you about LinkedIn any more (Never notify: LinkedIn)."
+LINKEDIN_DONE = (
+    "Done — I won't notify you about LinkedIn any more (Never notify: LinkedIn). "
+    "I read it as “Never notify: from LinkedIn”."
+)
 ESCAPES = re.compile(r"\x1b\[\?[0-9;]*[hl]")  # readline's mode switches (bracketed paste…)
 
 

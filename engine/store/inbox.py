@@ -1,8 +1,10 @@
 """The inbox of events: what sources add (``ingest``) and what TIC claims, decides and marks.
 
-An event is ``pending`` until TIC claims it (``processing``, its attempt counted), then
-``done`` with the decision, back to ``pending`` after a failed run, or ``failed`` once its
-attempts are spent (or it no longer parses)."""
+An event is ``pending`` until TIC claims it (``processing``), then ``done`` with the
+decision, back to ``pending`` after a failed run (an attempt counted), or ``failed`` once its
+attempts are spent (or it no longer parses). Attempts count real failures only: a crash
+(kill -9, power cut) leaves the event ``processing``, and recovery puts it back as it was,
+so crashes never use up what a later error is allowed."""
 
 from __future__ import annotations
 
@@ -46,13 +48,13 @@ def ingest(events: list[Event]) -> int:
 
 
 def recover_events() -> int:
-    """Events left 'processing' by a crash go back to pending (their attempt counted)."""
+    """Events left 'processing' by a crash go back to pending (no attempt counted)."""
     query = EventRecord.update(status="pending").where(EventRecord.status == "processing")
     return int(query.execute())
 
 
 def claim(limit: int) -> list[EventRecord]:
-    """The oldest pending events, at most ``limit``, now 'processing' with an attempt counted."""
+    """The oldest pending events, at most ``limit``, now 'processing'."""
     with database.atomic():
         batch = list(
             EventRecord.select()
@@ -61,7 +63,7 @@ def claim(limit: int) -> list[EventRecord]:
             .limit(limit)
         )
         if batch:
-            EventRecord.update(status="processing", attempts=EventRecord.attempts + 1).where(
+            EventRecord.update(status="processing").where(
                 EventRecord.id.in_([r.id for r in batch])
             ).execute()
     return batch
@@ -82,16 +84,20 @@ def mark_done(
 
 
 def release(ids: Iterable[int], error: str, max_attempts: int) -> int:
-    """After a failed run: events with attempts left go back to pending, the others are
-    marked failed. Returns how many failed for good."""
+    """After a failed run: each event's attempt is counted; those with attempts left go back
+    to pending, the others are marked failed. Returns how many failed for good."""
     ids = list(ids)
-    EventRecord.update(status="pending", last_error=error).where(
-        EventRecord.id.in_(ids) & (EventRecord.attempts < max_attempts)
-    ).execute()
-    failed = EventRecord.update(status="failed", last_error=error).where(
-        EventRecord.id.in_(ids) & (EventRecord.attempts >= max_attempts)
-    )
-    return int(failed.execute())
+    with database.atomic():
+        EventRecord.update(attempts=EventRecord.attempts + 1, last_error=error).where(
+            EventRecord.id.in_(ids)
+        ).execute()
+        EventRecord.update(status="pending").where(
+            EventRecord.id.in_(ids) & (EventRecord.attempts < max_attempts)
+        ).execute()
+        failed = EventRecord.update(status="failed").where(
+            EventRecord.id.in_(ids) & (EventRecord.attempts >= max_attempts)
+        )
+        return int(failed.execute())
 
 
 def set_aside(record: EventRecord, reason: str) -> None:

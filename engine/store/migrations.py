@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import logging
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 import peewee as pw
 
+from engine.store.backup import copy_store
 from engine.store.fields import utcnow
 from engine.store.models import ALL_MODELS, SchemaVersion, SourceStatus
 
@@ -42,15 +42,9 @@ def current_version(db: pw.Database) -> int:
 
 
 def backup(db: pw.SqliteDatabase, path: Path, version: int) -> Path:
-    """Copy the live database (WAL included) with SQLite's online backup API."""
+    """Copy the live database (WAL included) before migrating it."""
     stamp = utcnow().strftime("%Y%m%dT%H%M%S")
-    dest = path.with_name(f"{path.name}.v{version}.{stamp}.bak")
-    target = sqlite3.connect(dest)
-    try:
-        db.connection().backup(target)  # type: ignore[no-untyped-call]  # untyped in the stubs
-    finally:
-        target.close()
-    return dest
+    return copy_store(db, path.with_name(f"{path.name}.v{version}.{stamp}.bak"))
 
 
 def migrate(db: pw.SqliteDatabase, path: Path | None) -> int:

@@ -183,7 +183,8 @@ async def test_a_recognised_preference_change_is_applied_for_any_model(
     finally:
         await engine.stop()
     assert answer.content == (
-        "Done — I'll always tell you about email from Mario (Always notify: Email from Mario)."
+        "Done — I'll always tell you about email from Mario (Always notify: Email from Mario). "
+        "I read it as “Always notify: emails from Mario”."
     )
     rules = parse_rules(workspace.rules_file.read_text())
     assert [r.text for r in rules.section(ALWAYS)] == ["Email from Mario"]

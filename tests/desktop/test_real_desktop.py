@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import time
@@ -163,8 +164,13 @@ def test_tray_toast_feedback_and_chat_on_a_real_desktop(desktop, tmp_path):
     second = tic(env=env)
     assert second.returncode == 0 and "already running" in second.stdout
 
-    shot = tmp_path / "chat.png"
-    assert ipc.request(workspace, {"cmd": "screenshot", "path": str(shot)})["ok"]
+    taken = ipc.request(workspace, {"cmd": "screenshot"})
+    assert taken["ok"]
+    shot = Path(taken["path"])
+    assert shot.parent == workspace.root / "screenshots"
+    rules = rules_file.read_bytes()  # a path from a client is not taken: nothing is overwritten
+    pointed = ipc.request(workspace, {"cmd": "screenshot", "path": str(rules_file)})
+    assert Path(pointed["path"]).parent == shot.parent and rules_file.read_bytes() == rules
     assert distinct_colours(shot) > 20
     if os.environ.get("TIC_UPDATE_SCREENSHOT"):  # refresh the README's picture on purpose
         shutil.copyfile(shot, README_SHOT)
@@ -173,6 +179,8 @@ def test_tray_toast_feedback_and_chat_on_a_real_desktop(desktop, tmp_path):
     assert app.wait(timeout=60) == 0
     log = (workspace.root / "logs" / "tic.log").read_text()
     assert "TIC quit cleanly" in log
+    for path in (workspace.root / "tic.db", workspace.root / "logs" / "tic.log", shot):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path  # the user's only
 
 
 def test_without_a_tray_host_the_app_says_so_and_shows_the_chat(tmp_path):
@@ -246,8 +254,9 @@ def test_the_first_start_opens_the_welcome_once(tmp_path):
                 assert status["welcome_visible"]  # in an empty chat, always
                 if start == "first":
                     assert status["first_start"] and status["window_visible"]
-                    shot = tmp_path / "first-run.png"
-                    assert ipc.request(workspace, {"cmd": "screenshot", "path": str(shot)})["ok"]
+                    taken = ipc.request(workspace, {"cmd": "screenshot"})
+                    assert taken["ok"]
+                    shot = Path(taken["path"])
                     assert distinct_colours(shot) > 20
                     if os.environ.get("TIC_UPDATE_SCREENSHOT"):
                         shutil.copyfile(shot, FIRST_RUN_SHOT)

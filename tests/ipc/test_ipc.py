@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import engine.ipc.client as ipc
+from engine.ipc.lock import WorkspaceLock
 from engine.ipc.server import IpcServer
 from engine.store.models import EventRecord
 from tests.cli_helpers import ROOT, write_jsonl
@@ -80,6 +81,7 @@ async def test_cli_ingest_and_tick_are_handed_to_the_running_app(workspace, tmp_
             return {"ok": True, "events": 3, "notified": 1, "skipped": False, "error": None}
         return {"ok": True}
 
+    lock = WorkspaceLock.try_acquire(workspace, "the test's app")
     server = IpcServer(workspace, {cmd: handler for cmd in ("ping", "ingest", "tick")})
     await server.start()
     events = write_jsonl(tmp_path / "e.jsonl", [event_dict(), event_dict()])
@@ -102,8 +104,9 @@ async def test_cli_ingest_and_tick_are_handed_to_the_running_app(workspace, tmp_
             outputs.append(out.decode())
     finally:
         await server.stop()
-    assert "2 new event(s) added" in outputs[0] and "running app" in outputs[0]
-    assert "checked 3 event(s), notified 1" in outputs[1]
+        lock.release()
+    assert "2 new event(s) added" in outputs[0] and "the test's app" in outputs[0]
+    assert "checked 3 event(s), notified 1" in outputs[1] and "running app" in outputs[1]
     assert [r["cmd"] for r in requests if r["cmd"] != "ping"] == ["ingest", "tick"]
     ingested = next(r for r in requests if r["cmd"] == "ingest")
     expected = [json.loads(line)["id"] for line in events.read_text().splitlines()]
@@ -120,7 +123,7 @@ async def test_the_engine_answers_ping_ingest_and_tick_and_the_front_end_adds_it
     await engine.serve({"show": show})
     try:
         ping = await asyncio.to_thread(ipc.request, workspace, {"cmd": "ping"})
-        assert ping == {"ok": True, "pid": os.getpid()}
+        assert ping == {"ok": True, "pid": os.getpid(), "role": "the TIC desktop app"}
         events = [event_dict(**NEWSLETTER), event_dict(**NEWSLETTER)]  # decided by code
         answer = await asyncio.to_thread(
             ipc.request, workspace, {"cmd": "ingest", "events": [*events, events[0]]}
@@ -135,6 +138,7 @@ async def test_the_engine_answers_ping_ingest_and_tick_and_the_front_end_adds_it
             "failed": 0,
             "skipped": False,
             "error": None,
+            "waited": False,
         }
         shown = await asyncio.to_thread(ipc.request, workspace, {"cmd": "show"})
         assert shown == {"ok": True, "shown": True}

@@ -1,0 +1,58 @@
+"""Crash trials: ``tic tick`` processes killed with SIGKILL at random moments (a fixed seed)
+while they claim, decide, notify and deliver, each over new events; then one clean tick.
+Every notification must be delivered exactly once: 0 lost, 0 doubled.
+
+The moments are drawn over the time a whole tick takes here (measured first, by a tick that
+is not killed), so they land in start-up, recovery, decisions, notify and delivery alike. A
+trial counts as killed mid-work when the tick had done some of its work (an event decided, a
+notification stored or delivered) but not all of it."""
+
+from __future__ import annotations
+
+import random
+import signal
+import time
+
+from tests.deliveries import add_events, ledger, new_workspace, start_tic
+from tests.factories import reply
+from tests.model_server import ScriptedServer
+
+TRIALS = 24
+SEED = 12
+ANNA, SHOP = 4, 2  # new events per trial: notified, dropped by a Never rule
+
+
+def test_kill_9_at_random_points_loses_and_doubles_nothing(tmp_path):
+    rng = random.Random(SEED)
+    home = new_workspace(tmp_path / "home", {"batch_size": 2})
+    expected: set[str] = set()
+    mid_work = 0
+    started = time.monotonic()
+    with ScriptedServer(default=reply("Anna Berg wrote to you."), delay=0.3) as server:
+        expected |= set(add_events(home, anna=ANNA, shop=SHOP)[:ANNA])
+        whole = time.monotonic()
+        calibration = start_tic(home, "--model", server.url, "tick")
+        calibration.communicate(timeout=120)
+        assert calibration.returncode == 0
+        whole = time.monotonic() - whole
+        for _trial in range(TRIALS):
+            before = ledger(home).progress
+            expected |= set(add_events(home, anna=ANNA, shop=SHOP)[:ANNA])
+            tick = start_tic(home, "--model", server.url, "tick")
+            time.sleep(rng.uniform(0.0, whole))
+            tick.send_signal(signal.SIGKILL)
+            tick.communicate(timeout=60)
+            after = ledger(home)
+            finished = after.statuses["done"] == len(expected) * 3 // 2 and not after.undelivered
+            mid_work += after.progress != before and not finished
+        clean = start_tic(home, "--model", server.url, "tick")
+        out, err = clean.communicate(timeout=300)
+    assert clean.returncode == 0, (out, err)
+    assert mid_work >= TRIALS // 3, mid_work  # many kills landed in the middle of the work
+    book = ledger(home)
+    assert book.notified == expected
+    lost = expected - set(book.delivered)
+    doubled = {event_id for event_id, n in book.delivered.items() if n > 1}
+    assert (lost, doubled) == (set(), set())
+    assert book.statuses == {"done": (TRIALS + 1) * (ANNA + SHOP)} and book.undelivered == 0
+    assert time.monotonic() - started < 240
