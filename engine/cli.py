@@ -26,6 +26,7 @@ from engine.engine import Engine
 from engine.errors import InputError, TicError
 from engine.events import read_events
 from engine.llm.loading import load_model
+from engine.models_cli import add_model_commands, run_model_command
 from engine.settings import Settings
 from engine.workspace import Workspace, default_home
 
@@ -119,6 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="exit 1 when accuracy (0-1) is below this, or any hard rule is broken",
     )
+    add_model_commands(sub)
     return parser
 
 
@@ -207,6 +209,8 @@ async def dispatch(args: argparse.Namespace) -> int:
         return await cmd_tick(workspace, args.model)
     if command == "chat":
         return await cmd_chat(workspace, args.model)
+    if command == "model":
+        return await run_model_command(workspace, args)
     raise TicError(f"unknown command {command}")
 
 

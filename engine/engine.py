@@ -55,6 +55,7 @@ from engine.llm.loading import (
     model_settings_changed,
 )
 from engine.llm.unavailable import UnavailableModel
+from engine.model_service import ModelService
 from engine.settings import Settings
 from engine.sources.sync import SourceRunner
 from engine.store.db import close_database, open_database
@@ -112,6 +113,8 @@ class Engine:
             clock=self.clock,
         )
         self.sources = SourceRunner(bus=self.bus)
+        # catalog, downloads, model servers: Settings → Model and `tic-desktop model`
+        self.models = ModelService(self, self._model)
         self._ipc: IpcServer | None = None
         self._started = False
 
@@ -161,6 +164,7 @@ class Engine:
         self.hub.start()
         self._started = True
         if schedule:
+            self.models.start()
             self.jobs.start()
             self.tic.start(self._settings.tick_interval_minutes)
             for config in self._settings.accounts:
@@ -169,6 +173,7 @@ class Engine:
 
     async def stop(self) -> None:
         await self.stop_serving()
+        await self.models.stop()
         await self.sources.stop()
         await self.tic.stop()
         await self.jobs.stop()
@@ -259,9 +264,11 @@ class Engine:
         return SettingsApplied(model_changed=True, model_error=self._model_error)
 
     async def swap_model(self, model: LanguageModel) -> None:
-        """Use another model from now on, everywhere; the old one is closed."""
+        """Use another model from now on, everywhere; the old one is closed once the calls
+        running on it have finished (a turn in progress is not cut short)."""
         old = self._model.swap(model)
         self._model_error = model.error if isinstance(model, UnavailableModel) else None
+        await self._model.retire(old)
         await old.close()
 
     async def load_model(self) -> str | None:
@@ -380,8 +387,13 @@ class Engine:
     # the single-instance channel ------------------------------------------------------------
 
     def ipc_handlers(self) -> dict[str, Handler]:
-        """The engine's requests on the workspace's socket: ping, tick, ingest."""
-        return {"ping": self._on_ping, "tick": self._on_tick, "ingest": self._on_ingest}
+        """The engine's requests on the workspace's socket: ping, tick, ingest, model-*."""
+        own: dict[str, Handler] = {
+            "ping": self._on_ping,
+            "tick": self._on_tick,
+            "ingest": self._on_ingest,
+        }
+        return {**own, **self.models.ipc_handlers()}
 
     async def serve(self, handlers: Mapping[str, Handler]) -> None:
         """Become the workspace's running app: answer the engine's requests and the front

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop.qt import Qt, QtCore, QtGui, QtWidgets, Signal, Slot
 from desktop.settings.rules_editor import open_rules_file
@@ -18,6 +18,9 @@ from desktop.system.autostart import unsupported_reason
 from engine.engine import Engine
 from engine.errors import ModelError
 from engine.settings import Settings
+
+if TYPE_CHECKING:
+    from desktop.settings.model_page import ModelLibraryPanel
 
 ERROR_COLOR = "#c62828"
 OK_COLOR = "#2e7d32"
@@ -381,6 +384,7 @@ class SettingsDialog(QtWidgets.QDialog):
         *,
         models_dir: Path | None = None,
         rules_file: Path | None = None,
+        model_library: ModelLibraryPanel | None = None,
     ):
         super().__init__(parent)
         self.setWindowTitle("TIC Desktop Settings")
@@ -391,6 +395,12 @@ class SettingsDialog(QtWidgets.QDialog):
         self.model_page = ModelPage(settings, models_dir=models_dir)
         self.notifications_page = NotificationsPage(settings, rules_file=rules_file)
         self.accounts_page = accounts_page
+        self.model_library = model_library
+        if model_library is not None:  # the catalog and the servers, under the model field
+            page = self.model_page.layout()
+            assert isinstance(page, QtWidgets.QVBoxLayout)
+            page.insertWidget(page.count() - 1, model_library)
+            model_library.useRequested.connect(self.model_page.set_path)
 
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.setDocumentMode(True)
@@ -429,6 +439,7 @@ class SettingsDialog(QtWidgets.QDialog):
             **self.general_page.values(),
             **self.model_page.values(),
             **self.notifications_page.values(),
+            **(self.model_library.values() if self.model_library is not None else {}),
         }
         return self._settings.model_copy(update=update)
 
