@@ -399,7 +399,8 @@ class SettingsDialog(QtWidgets.QDialog):
         if model_library is not None:  # the catalog and the servers, under the model field
             page = self.model_page.layout()
             assert isinstance(page, QtWidgets.QVBoxLayout)
-            page.insertWidget(page.count() - 1, model_library)
+            page.insertWidget(page.count() - 1, model_library, 1)
+            page.setStretch(page.count() - 1, 0)
             model_library.useRequested.connect(self.model_page.set_path)
 
         self.tabs = QtWidgets.QTabWidget()
@@ -423,6 +424,8 @@ class SettingsDialog(QtWidgets.QDialog):
         layout.addWidget(self.tabs)
         layout.addWidget(self.buttons)
         self.setMinimumSize(560, 340)
+        if model_library is not None:
+            self.resize(760, 720)
 
         self.model_page.changed.connect(self._on_model_changed)
         self.model_page.checked.connect(self._on_model_checked)

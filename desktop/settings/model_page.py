@@ -27,11 +27,16 @@ Spawn = Callable[[Coroutine[Any, Any, Any], str], asyncio.Task[Any]]
 NAME_ROLE = Qt.ItemDataRole.UserRole
 SERVER_ROLE = Qt.ItemDataRole.UserRole + 1
 MUTED = "#757575"
-COLUMNS = ("Model", "Size", "Memory", "Licence", "Status")
+COLUMNS = ("Model", "Size", "Memory", "Status")
+STATUS = COLUMNS.index("Status")
 NO_SERVERS = (
     "No model server answers on this machine (Ollama 11434, LM Studio 1234, llama.cpp 8080). "
     "Give its address above."
 )
+
+
+def _count(models: int) -> str:
+    return f"{models} chat model{'' if models == 1 else 's'}"
 
 
 def _cancel_all(tasks: set[asyncio.Task[Any]], *_args: object) -> None:
@@ -57,14 +62,26 @@ class ModelLibraryPanel(QtWidgets.QWidget):
 
         self._build_catalog()
         self._build_servers()
+        content = QtWidgets.QWidget()
+        inner = QtWidgets.QVBoxLayout(content)
+        inner.setContentsMargins(0, 0, 0, 0)
+        inner.setSpacing(10)
+        inner.addWidget(self.catalog_box)
+        inner.addWidget(self.servers_box)
+        inner.addStretch(1)
+        scroll = QtWidgets.QScrollArea()  # a small screen scrolls rather than squeezes
+        scroll.setWidget(content)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 8, 0, 0)
-        layout.setSpacing(10)
-        layout.addWidget(self.catalog_box)
-        layout.addWidget(self.servers_box)
+        layout.addWidget(scroll)
         self.refresh()
         for state in engine.models.downloads.values():
             self._show_download(state)
+            if state.phase == "failed":
+                self._say(state.describe(), error=True)
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -76,7 +93,7 @@ class ModelLibraryPanel(QtWidgets.QWidget):
         self.catalog.setRootIsDecorated(False)
         self.catalog.setUniformRowHeights(True)
         self.catalog.setAlternatingRowColors(True)
-        self.catalog.setMinimumHeight(190)
+        self.catalog.setMinimumHeight(165)
         self.catalog.itemSelectionChanged.connect(self._update_buttons)
         self.details = _hint()
         self.download_button = QtWidgets.QPushButton("Download")
@@ -95,6 +112,8 @@ class ModelLibraryPanel(QtWidgets.QWidget):
         self.progress.setTextVisible(False)
         self.progress.setMaximumHeight(10)
         self.progress_label = _hint()
+        self.progress.hide()
+        self.progress_label.hide()
         self.message = _message_label()
 
         buttons = QtWidgets.QHBoxLayout()
@@ -175,9 +194,8 @@ class ModelLibraryPanel(QtWidgets.QWidget):
         self.catalog.clear()
         for choice in choices:
             self.catalog.addTopLevelItem(self._row(choice))
-        for column in range(1, len(COLUMNS) - 1):
+        for column in range(STATUS):
             self.catalog.resizeColumnToContents(column)
-        self.catalog.setColumnWidth(0, max(self.catalog.columnWidth(0), 200))
         self.select(selected or next((c.name for c in choices if c.recommended), None))
         self._update_buttons()
 
@@ -188,13 +206,12 @@ class ModelLibraryPanel(QtWidgets.QWidget):
                 f"{mark}{choice.title}",
                 human_bytes(choice.size),
                 f"{choice.ram_gb:.1f} GB",
-                choice.licence,
                 choice.status,
             ]
         )
         item.setData(0, NAME_ROLE, choice.name)
-        item.setToolTip(4, choice.status)
-        item.setToolTip(3, choice.licence)
+        item.setToolTip(STATUS, choice.status)
+        item.setToolTip(0, f"{choice.title}: {choice.licence}")
         if choice.recommended or choice.in_use:
             font = item.font(0)
             font.setBold(True)
@@ -239,7 +256,9 @@ class ModelLibraryPanel(QtWidgets.QWidget):
             capability = describe_capability("tiny" if choice.capability == "tiny" else "capable")
             self.details.setText(
                 f"{choice.summary} {choice.parameters} parameters, "
-                f"{choice.context_length // 1024}k context; {capability}. From {choice.repo}."
+                f"{choice.context_length // 1024}k context; {capability}. "
+                f"Licence: {choice.licence}. From {choice.repo} on Hugging Face."
+                + ("" if choice.fits else f" It does not fit: {'; '.join(choice.reasons)}.")
             )
         server = self._selected_server()
         self.use_server_button.setEnabled(
@@ -351,7 +370,15 @@ class ModelLibraryPanel(QtWidgets.QWidget):
             self.progress.setRange(0, 1000)
             self.progress.setValue(int(1000 * fraction))
         self.progress_label.setText(state.describe())
+        if active and fraction is not None:
+            self._set_row_status(state.name, f"downloading: {int(100 * fraction)} %")
         self._update_buttons()
+
+    def _set_row_status(self, name: str, text: str) -> None:
+        for index in range(self.catalog.topLevelItemCount()):
+            item = self.catalog.topLevelItem(index)
+            if item is not None and item.data(0, NAME_ROLE) == name:
+                item.setText(STATUS, text)
 
     # -- model servers --------------------------------------------------------------------
 
@@ -383,7 +410,7 @@ class ModelLibraryPanel(QtWidgets.QWidget):
         self.servers.clear()
         for index, server in enumerate(servers):
             top = QtWidgets.QTreeWidgetItem(
-                [f"{server.kind} at {server.url}", server.error or f"{len(server.models)} models"]
+                [f"{server.kind} at {server.url}", server.error or _count(len(server.models))]
             )
             top.setData(0, SERVER_ROLE, index)
             if server.error:

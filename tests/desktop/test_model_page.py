@@ -91,7 +91,7 @@ def rows(panel: ModelLibraryPanel) -> dict[str, list[str]]:
     for index in range(panel.catalog.topLevelItemCount()):
         item = panel.catalog.topLevelItem(index)
         assert item is not None
-        found[item.data(0, 256)] = [item.text(c) for c in range(5)]
+        found[item.data(0, 256)] = [item.text(c) for c in range(4)]
     return found
 
 
@@ -107,8 +107,8 @@ async def ended(engine) -> DownloadState:
 async def test_the_catalog_fits_the_computer_and_marks_the_recommended_one(panel):
     shown = rows(panel)
     assert shown["qwen2.5-3b"][0] == "★ Qwen2.5 3B Instruct"
-    assert shown["qwen2.5-3b"][4] == "recommended for this computer"
-    assert shown["llama3.2-3b"][4] == "needs 3.3 GB of free memory, 3.0 GB is free"
+    assert shown["qwen2.5-3b"][3] == "recommended for this computer"
+    assert shown["llama3.2-3b"][3] == "needs 3.3 GB of free memory, 3.0 GB is free"
     assert panel.selected_name() == "qwen2.5-3b"  # the recommended one is selected
     assert panel.download_button.isEnabled() and not panel.use_button.isEnabled()
     assert "This computer: 3.0 GB of 8.0 GB memory free, 2 CPU cores" in panel.machine_label.text()
@@ -136,7 +136,7 @@ async def test_download_shows_progress_then_use_fills_the_model_field(
     state = await ended(engine)
     assert state.phase == "finished"
     assert any(text.startswith("SmolLM2 135M: ") and " of 98.4 MB" in text for text in progress)
-    assert rows(panel)["smol"][4] == "downloaded"
+    assert rows(panel)["smol"][3] == "downloaded"
     assert panel.message.text().startswith("SmolLM2 135M: downloaded and verified")
 
     panel.use_button.click()
@@ -161,7 +161,7 @@ async def test_pause_keeps_the_bytes_and_delete_removes_them(engine, panel, smol
     assert state.phase == "cancelled"
     assert panel.progress_label.text().startswith("SmolLM2 135M: download paused (")
     assert panel.download_button.text() == "Resume download"
-    assert rows(panel)["smol"][4].endswith("of 98.4 MB downloaded")
+    assert rows(panel)["smol"][3].endswith("of 98.4 MB downloaded")
 
     monkeypatch.setattr(
         QtWidgets.QMessageBox,

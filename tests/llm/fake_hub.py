@@ -5,13 +5,15 @@ It answers like the hub does for a file stored with Git LFS: ``HEAD/GET
 so a different origin, as a CDN is — with ``X-Linked-Size``, ``X-Linked-Etag`` (the sha256)
 and ``X-Repo-Commit``; the storage host serves the bytes with HTTP range requests. It can
 hold a download after some bytes (``stall_after``: the test kills the downloader then), or
-drop the connection there (``drop_after``), and it can play a gated repository."""
+drop the connection there (``drop_after``), serve slowly (``throttle``), and it can play a
+gated repository."""
 
 from __future__ import annotations
 
 import hashlib
 import re
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -51,6 +53,7 @@ class FakeHub:
         self.requests: list[dict[str, Any]] = []  # method, path, range, authorization, host
         self.stall_after: int | None = None  # hold the first GET after this many bytes
         self.drop_after: int | None = None  # close the first GET after this many bytes
+        self.throttle: float | None = None  # bytes per second the storage host serves
         self.release = threading.Event()  # let a stalled GET go on (or end)
         self.stalled = threading.Event()  # a GET is being held
         self._lock = threading.Lock()
@@ -85,8 +88,12 @@ class FakeHub:
         *,
         gated: bool = False,
         publish_sha256: bool = True,
+        sha256: str | None = None,
     ) -> Served:
-        served = Served(repo, revision, file, path, sha256_of(path), gated, publish_sha256)
+        """Serve ``path`` as ``file`` of ``repo`` at ``revision``; ``sha256`` saves hashing a
+        big file (it is only the storage key and the published hash then)."""
+        digest = sha256 or sha256_of(path)
+        served = Served(repo, revision, file, path, digest, gated, publish_sha256)
         self.files[served.sha256] = served
         self.resolve[(repo, revision, file)] = served
         return served
@@ -180,6 +187,8 @@ class FakeHub:
                     return
                 handler.wfile.write(block)
                 sent += len(block)
+                if self.throttle:
+                    time.sleep(len(block) / self.throttle)
         except (BrokenPipeError, ConnectionResetError):
             handler.close_connection = True
 
