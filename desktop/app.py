@@ -21,9 +21,13 @@ from desktop.gc_guard import MainThreadCollector
 from desktop.qt import QtCore, QtGui, QtWidgets
 from desktop.system.xdg import APP_ID
 from engine.bus import (
+    ModelDownloadEnded,
+    ModelDownloadProgress,
     ModelFailed,
     ModelLoading,
     ModelReady,
+    ModelServerDown,
+    ModelServerUp,
     ReplyFinished,
     TickFinished,
     TurnFailed,
@@ -143,6 +147,8 @@ class DesktopApp(QtCore.QObject):
         b.modelReady.connect(self._on_model_ready)
         b.modelFailed.connect(self._on_model_failed)
         b.whatsAppQrCode.connect(self.show_whatsapp_qr)
+        b.modelDownload.connect(self._on_model_download)
+        b.modelServer.connect(self._on_model_server)
         chat.sendRequested.connect(self._on_send)
         chat.welcomeLinkActivated.connect(self._on_welcome_link)
         tray.openChat.connect(self.show_chat)
@@ -204,6 +210,22 @@ class DesktopApp(QtCore.QObject):
         self.tray.set_state("error", ev.error)
         self.chat.set_status(ev.error, False)
         self.show_model()
+
+    def _on_model_download(self, ev: ModelDownloadProgress | ModelDownloadEnded) -> None:
+        """A download's progress (or why it failed) under the tray's state; gone when done."""
+        state = ev.state
+        if isinstance(ev, ModelDownloadProgress):
+            self.tray.set_activity(f"Downloading {state.describe()}")
+        else:
+            self.tray.set_activity(state.describe() if state.phase == "failed" else None)
+
+    def _on_model_server(self, ev: ModelServerDown | ModelServerUp) -> None:
+        """The model server in use stopped (or started again) answering."""
+        if isinstance(ev, ModelServerDown):
+            self.tray.set_state("error", f"model server {ev.url} does not answer: {ev.error}")
+        elif self.tray.state == "error" and ev.url in (self.tray.error or ""):
+            self.model_error = None
+            self.tray.set_state("idle")
 
     @staticmethod
     def show_whatsapp_qr(ev: WhatsAppQrCode) -> None:
@@ -295,6 +317,7 @@ class DesktopApp(QtCore.QObject):
     def open_settings(self, accounts: bool = False) -> None:
         from desktop.settings.accounts_page import AccountsPage
         from desktop.settings.dialog import SettingsDialog
+        from desktop.settings.model_page import ModelLibraryPanel
 
         accounts_page = AccountsPage(self.engine, self.spawn)
         accounts_page.refreshed.connect(self.check_accounts)
@@ -304,8 +327,10 @@ class DesktopApp(QtCore.QObject):
             self.engine.settings,
             parent=None,
             accounts_page=accounts_page,
+            models_dir=self.workspace.models_dir,
             rules_file=self.workspace.rules_file,
             model_label=model_label(self.engine.model_name, self.engine.detected_capability),
+            model_library=ModelLibraryPanel(self.engine, self.spawn),
         )
         if accounts:
             dialog.tabs.setCurrentWidget(accounts_page)
@@ -356,6 +381,7 @@ class DesktopApp(QtCore.QObject):
             "show": self._on_show,
             "status": self._on_status,
             "screenshot": self._on_screenshot,
+            "settings": self._on_settings,
             "quit": self._on_quit,
         }
 
@@ -366,14 +392,25 @@ class DesktopApp(QtCore.QObject):
     async def _on_status(self, _request: dict[str, Any]) -> dict[str, Any]:
         return self.status()
 
-    async def _on_screenshot(self, _request: dict[str, Any]) -> dict[str, Any]:
-        """The chat window as a PNG in the workspace's ``screenshots/`` (a client names no
-        path: the channel takes none), answered with where it is."""
+    async def _on_screenshot(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The chat window (or with ``"window": "settings"`` the open Settings dialog) as a
+        PNG in the workspace's ``screenshots/`` (a client names no path: the channel takes
+        none), answered with where it is."""
+        widget: QtWidgets.QWidget = self.chat
+        if request.get("window") == "settings":
+            widget = self._settings_dialog
         folder = self.workspace.root / "screenshots"
         folder.mkdir(mode=0o700, exist_ok=True)
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S-%f")
-        path = folder / f"chat-{stamp}.png"
-        return {"ok": bool(self.chat.grab().save(str(path))), "path": str(path)}
+        path = folder / f"{request.get('window') or 'chat'}-{stamp}.png"
+        return {"ok": bool(widget.grab().save(str(path))), "path": str(path)}
+
+    async def _on_settings(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Open Settings (on its Model tab with ``"page": "model"``)."""
+        self.open_settings(accounts=request.get("page") == "accounts")
+        if request.get("page") == "model":
+            self._settings_dialog.tabs.setCurrentWidget(self._settings_dialog.model_page)
+        return {"ok": True}
 
     async def _on_quit(self, _request: dict[str, Any]) -> dict[str, Any]:
         self.quit_requested.set()
@@ -396,6 +433,7 @@ class DesktopApp(QtCore.QObject):
             "chat_model": self.chat.model_text(),
             "first_start": self.first_start,
             "welcome_visible": self.chat.welcome_visible(),
+            "model": self.engine.models.describe_current(),
         }
 
     # quit -------------------------------------------------------------------------------

@@ -9,9 +9,13 @@ from typing import Any
 from desktop.qt import QtCore, Signal
 from engine.bus import (
     EventBus,
+    ModelDownloadEnded,
+    ModelDownloadProgress,
     ModelFailed,
     ModelLoading,
     ModelReady,
+    ModelServerDown,
+    ModelServerUp,
     NotificationQueued,
     ReplyFinished,
     ReplyStarted,
@@ -39,6 +43,8 @@ class EngineBridge(QtCore.QObject):
     modelReady = Signal(object)  # ModelReady
     modelFailed = Signal(object)  # ModelFailed
     whatsAppQrCode = Signal(object)  # WhatsAppQrCode
+    modelDownload = Signal(object)  # ModelDownloadProgress | ModelDownloadEnded
+    modelServer = Signal(object)  # ModelServerDown | ModelServerUp
 
     def __init__(self, bus: EventBus, parent: QtCore.QObject | None = None):
         super().__init__(parent)
@@ -56,6 +62,10 @@ class EngineBridge(QtCore.QObject):
             ModelReady: self.modelReady,
             ModelFailed: self.modelFailed,
             WhatsAppQrCode: self.whatsAppQrCode,
+            ModelDownloadProgress: self.modelDownload,
+            ModelDownloadEnded: self.modelDownload,
+            ModelServerDown: self.modelServer,
+            ModelServerUp: self.modelServer,
         }
         self._unsubscribe = bus.subscribe(self._route)
 

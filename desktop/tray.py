@@ -53,6 +53,7 @@ class TrayController(QtCore.QObject):
         self.error: str | None = None
         self.paused = False
         self.paused_until: datetime | None = None
+        self.activity: str | None = None  # a second tooltip line: a model download
         self.menu = QtWidgets.QMenu()
         self._build_menu()
         self.icon.setContextMenu(self.menu)
@@ -105,12 +106,19 @@ class TrayController(QtCore.QObject):
         self.paused_until = until if paused else None
         self._render()
 
+    def set_activity(self, text: str | None) -> None:
+        """Something going on in the background, shown under the state (None: nothing)."""
+        self.activity = text
+        self._render()
+
     def tooltip(self) -> str:
         if self.state == "error":
-            return f"TIC — {self.error or 'something went wrong'}"
-        if self.paused and self.state == "idle":
-            return f"{TOOLTIPS['paused']} {until_text(self.paused_until)}"
-        return TOOLTIPS.get(self.state, "TIC")
+            text = f"TIC — {self.error or 'something went wrong'}"
+        elif self.paused and self.state == "idle":
+            text = f"{TOOLTIPS['paused']} {until_text(self.paused_until)}"
+        else:
+            text = TOOLTIPS.get(self.state, "TIC")
+        return f"{text}\n{self.activity}" if self.activity else text
 
     def _render(self) -> None:
         shown = "paused" if self.paused and self.state == "idle" else self.state

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.modeltypes import DownloadState
+
 log = logging.getLogger(__name__)
 
 
@@ -98,6 +100,36 @@ class ModelFailed:
     """The model could not be loaded; every turn fails with ``error`` until another is chosen."""
 
     error: str
+
+
+@dataclass(frozen=True)
+class ModelDownloadProgress:
+    """A model download moved on (at most a few times a second): bytes, rate, time left."""
+
+    state: DownloadState
+
+
+@dataclass(frozen=True)
+class ModelDownloadEnded:
+    """A model download ended: ``state.phase`` is finished, failed (``state.error`` says why,
+    in one line) or cancelled (the bytes so far are kept to resume)."""
+
+    state: DownloadState
+
+
+@dataclass(frozen=True)
+class ModelServerDown:
+    """The model server in use does not answer: turns fail until it is back."""
+
+    url: str
+    error: str
+
+
+@dataclass(frozen=True)
+class ModelServerUp:
+    """The model server in use answers again."""
+
+    url: str
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from engine.ipc.handover import HandedOver, run_here_or_hand_over
 from engine.ipc.lock import Holder
 from engine.llm.holder import ModelHolder
 from engine.llm.loading import load_model
+from engine.models_cli import add_model_commands, run_model_command
 from engine.remote_chat import AttachedChat, run_here_or_attach
 from engine.settings import Settings
 from engine.store.db import describe_store_error
@@ -142,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="exit 1 when accuracy (0-1) is below this, or any hard rule is broken",
     )
+    add_model_commands(sub)
     return parser
 
 
@@ -233,6 +235,8 @@ async def dispatch(args: argparse.Namespace) -> int:
         return await cmd_tick(workspace, args.model)
     if command == "chat":
         return await cmd_chat(workspace, args.model)
+    if command == "model":
+        return await run_model_command(workspace, args)
     raise TicError(f"unknown command {command}")
 
 

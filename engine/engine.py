@@ -67,6 +67,7 @@ from engine.llm.loading import (
 )
 from engine.llm.openai_compat import is_server_url
 from engine.llm.unavailable import UnavailableModel
+from engine.model_service import ModelService
 from engine.settings import Settings
 from engine.sources.sync import SourceRunner
 from engine.store.backup import daily_backup
@@ -132,6 +133,8 @@ class Engine:
         self._store_guard = Periodic(
             "store-guard", self._guard_store, interval=STORE_GUARD_SECONDS, logger=log, bus=self.bus
         )
+        # catalog, downloads, model servers: Settings → Model and `tic-desktop model`
+        self.models = ModelService(self, self._model)
         self._ipc: IpcServer | None = None
         self._role = APP_ROLE
         self._started = False
@@ -187,6 +190,7 @@ class Engine:
         self.hub.start()
         self._started = True
         if schedule:
+            self.models.start()
             self.jobs.start()
             self.tic.start(self._settings.tick_interval_minutes)
             for config in self._settings.accounts:
@@ -195,6 +199,7 @@ class Engine:
 
     async def stop(self) -> None:
         await self.stop_serving()
+        await self.models.stop()
         await self.sources.stop()
         await self.tic.stop()
         await self.jobs.stop()
@@ -298,9 +303,11 @@ class Engine:
         return SettingsApplied(model_changed=True, model_error=self._model_error)
 
     async def swap_model(self, model: LanguageModel) -> None:
-        """Use another model from now on, everywhere; the old one is closed."""
+        """Use another model from now on, everywhere; the old one is closed once the calls
+        running on it have finished (a turn in progress is not cut short)."""
         old = self._model.swap(model)
         self._model_error = model.error if isinstance(model, UnavailableModel) else None
+        await self._model.retire(old)
         await old.close()
 
     async def load_model(self) -> str | None:
@@ -455,9 +462,14 @@ class Engine:
         return holder(workspace).describe()
 
     def ipc_handlers(self) -> dict[str, Handler]:
-        """The engine's requests on the workspace's socket: ping, tick, ingest (and the
-        ``chat`` session, see ``serve``)."""
-        return {"ping": self._on_ping, "tick": self._on_tick, "ingest": self._on_ingest}
+        """The engine's requests on the workspace's socket: ping, tick, ingest, model-* (and
+        the ``chat`` session, see ``serve``)."""
+        own: dict[str, Handler] = {
+            "ping": self._on_ping,
+            "tick": self._on_tick,
+            "ingest": self._on_ingest,
+        }
+        return {**own, **self.models.ipc_handlers()}
 
     async def serve(
         self,

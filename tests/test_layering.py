@@ -19,6 +19,7 @@ DESKTOP_MAY_IMPORT = frozenset(
         "engine.settings",
         "engine.workspace",
         "engine.types",  # the façade's plain data types and fixed wording
+        "engine.modeltypes",  # plain data about models (catalog choices, servers, downloads)
         "engine.tasks",  # generic asyncio helpers (named tasks, one-line errors)
         "engine.clock",  # pure time helpers (quiet-hours windows)
         "engine.extras",  # which optional extra a feature needs

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop.qt import Qt, QtCore, QtGui, QtWidgets, Signal, Slot
 from desktop.settings.rules_editor import open_rules_file
@@ -20,6 +20,9 @@ from engine.errors import ModelError
 from engine.settings import Settings
 from engine.types import CapabilitySetting
 from engine.types import model_label as describe_model
+
+if TYPE_CHECKING:
+    from desktop.settings.model_page import ModelLibraryPanel
 
 ERROR_COLOR = "#c62828"
 OK_COLOR = "#2e7d32"
@@ -424,6 +427,7 @@ class SettingsDialog(QtWidgets.QDialog):
         models_dir: Path | None = None,
         rules_file: Path | None = None,
         model_label: str | None = None,
+        model_library: ModelLibraryPanel | None = None,
     ):
         """``model_label``: what the current model is (``engine.types.model_label``), shown
         as what "Automatic" means."""
@@ -436,6 +440,13 @@ class SettingsDialog(QtWidgets.QDialog):
         self.model_page = ModelPage(settings, models_dir=models_dir, model_label=model_label)
         self.notifications_page = NotificationsPage(settings, rules_file=rules_file)
         self.accounts_page = accounts_page
+        self.model_library = model_library
+        if model_library is not None:  # the catalog and the servers, under the model field
+            page = self.model_page.layout()
+            assert isinstance(page, QtWidgets.QVBoxLayout)
+            page.insertWidget(page.count() - 1, model_library, 1)
+            page.setStretch(page.count() - 1, 0)
+            model_library.useRequested.connect(self.model_page.set_path)
 
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.setDocumentMode(True)
@@ -458,6 +469,8 @@ class SettingsDialog(QtWidgets.QDialog):
         layout.addWidget(self.tabs)
         layout.addWidget(self.buttons)
         self.setMinimumSize(560, 340)
+        if model_library is not None:
+            self.resize(760, 720)
 
         self.model_page.changed.connect(self._on_model_changed)
         self.model_page.checked.connect(self._on_model_checked)
@@ -474,6 +487,7 @@ class SettingsDialog(QtWidgets.QDialog):
             **self.general_page.values(),
             **self.model_page.values(),
             **self.notifications_page.values(),
+            **(self.model_library.values() if self.model_library is not None else {}),
         }
         return self._settings.model_copy(update=update)
 

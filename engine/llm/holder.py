@@ -1,8 +1,13 @@
 """The engine's current model, in one place. The agent loop and the triage decider are given
-the holder, not the model, so swapping the model (a settings change) is one assignment."""
+the holder, not the model, so swapping the model (a settings change) is one assignment.
+
+A swap does not cut a call short: a call already running on the old model finishes there
+(``retire`` waits for it) before the old model is closed; the next call goes to the new one."""
 
 from __future__ import annotations
 
+import asyncio
+from collections import Counter
 from typing import Any
 
 from engine.llm.base import Completion, LanguageModel, Message, TokenCallback
@@ -16,6 +21,8 @@ class ModelHolder(LanguageModel):
         self.current = model
         self.name = model.name
         self.override: CapabilitySetting = override  # the user's setting wins over the model's
+        self._running: Counter[int] = Counter()  # calls in flight, by id() of their model
+        self._settled = asyncio.Condition()
 
     @property
     def capability(self) -> Capability:
@@ -26,6 +33,11 @@ class ModelHolder(LanguageModel):
         old, self.current = self.current, model
         self.name = model.name
         return old
+
+    async def retire(self, model: LanguageModel) -> None:
+        """Wait until no call is running on ``model`` (swapped out), so it can be closed."""
+        async with self._settled:
+            await self._settled.wait_for(lambda: self._running[id(model)] == 0)
 
     async def load(self) -> None:
         await self.current.load()
@@ -39,13 +51,20 @@ class ModelHolder(LanguageModel):
         temperature: float = 0.0,
         on_token: TokenCallback | None = None,
     ) -> Completion:
-        return await self.current.complete(
-            messages,
-            schema=schema,
-            max_tokens=max_tokens,
-            temperature=temperature,
-            on_token=on_token,
-        )
+        model = self.current
+        self._running[id(model)] += 1
+        try:
+            return await model.complete(
+                messages,
+                schema=schema,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                on_token=on_token,
+            )
+        finally:
+            self._running[id(model)] -= 1
+            async with self._settled:
+                self._settled.notify_all()
 
     async def close(self) -> None:
         await self.current.close()

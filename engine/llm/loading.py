@@ -12,6 +12,7 @@ from engine.llm.base import LanguageModel
 from engine.llm.llama import LlamaCppModel, validate_model_file
 from engine.llm.openai_compat import OpenAICompatModel, is_server_url
 from engine.llm.select import resolve_model_path
+from engine.llm.servers import server_api_key
 from engine.llm.unavailable import UnavailableModel
 from engine.settings import Settings
 from engine.workspace import Workspace
@@ -32,15 +33,11 @@ def load_model(
     """The configured GGUF on llama.cpp, or a model server when given its URL; raises
     ModelError with one clear line."""
     chosen = explicit or settings.model_path
-    model: LanguageModel
     if is_server_url(str(chosen) if chosen else None):
-        model = OpenAICompatModel(str(chosen), model=settings.server_model)
-    else:
-        path = resolve_model_path(explicit, settings, workspace)
-        model = LlamaCppModel(
-            path, context_size=settings.context_size, threads=settings.model_threads
-        )
-    return model
+        url = str(chosen)
+        return OpenAICompatModel(url, model=settings.server_model, api_key=server_api_key(url))
+    path = resolve_model_path(explicit, settings, workspace)
+    return LlamaCppModel(path, context_size=settings.context_size, threads=settings.model_threads)
 
 
 def load_model_or_stand_in(

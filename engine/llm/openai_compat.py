@@ -54,6 +54,30 @@ class OpenAICompatModel(LanguageModel):
             method="POST",
         )
 
+    def _ping(self) -> None:
+        """Raise ModelError unless the server answers (a listing of its models)."""
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        request = urllib.request.Request(f"{self.base_url}/models", headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=min(self.timeout, 10.0)):
+                return
+        except urllib.error.HTTPError as exc:
+            if exc.code in (401, 403):
+                raise ModelError(
+                    f"model server {self.base_url} refused access ({exc.code}): "
+                    "its API key is missing or wrong"
+                ) from None
+            return  # it answers; some servers have no model listing
+        except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise ModelError(f"model server {self.base_url} unreachable: {reason}") from None
+
+    async def load(self) -> None:
+        """Nothing to load here: check that the server answers, so one that is down is
+        reported at once rather than at the first turn."""
+        check_allowed(f"reach {self.base_url}")
+        await asyncio.to_thread(self._ping)
+
     def _stream(self, body: dict[str, Any], emit: TokenCallback | None) -> Completion:
         started = time.monotonic()
         pieces: list[str] = []

@@ -1,0 +1,154 @@
+"""Plain data about models that the front ends show: the catalog as it fits this computer,
+the files in the workspace's ``models/``, the model servers found on this machine, and how
+a download is going. No behaviour beyond wording; the desktop may import this module (see
+tests/test_layering.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+GB = 1_000_000_000
+MB = 1_000_000
+
+
+def human_bytes(count: float) -> str:
+    """``1.9 GB``, ``870 MB``, ``12 kB``: decimal units, as the Hugging Face hub shows sizes."""
+    for unit, size in (("GB", GB), ("MB", MB), ("kB", 1000)):
+        if count >= size:
+            value = count / size
+            return f"{value:.1f} {unit}" if value < 100 else f"{value:.0f} {unit}"
+    return f"{int(count)} B"
+
+
+def human_duration(seconds: float) -> str:
+    """``45 s``, ``3 min 20 s``, ``1 h 05 min``."""
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+@dataclass(frozen=True)
+class MachineInfo:
+    """What this computer has for a model: memory (bytes), CPU cores, free disk space."""
+
+    memory_total: int
+    memory_available: int
+    cores: int
+    disk_free: int | None = None
+
+    def describe(self) -> str:
+        disk = f", {human_bytes(self.disk_free)} free disk" if self.disk_free is not None else ""
+        return (
+            f"This computer: {human_bytes(self.memory_available)} of "
+            f"{human_bytes(self.memory_total)} memory free, {self.cores} CPU "
+            f"core{'s' if self.cores != 1 else ''}{disk}"
+        )
+
+
+@dataclass(frozen=True)
+class CatalogChoice:
+    """One catalog model as this computer sees it."""
+
+    name: str
+    title: str
+    parameters: str
+    size: int
+    ram_gb: float
+    context_length: int
+    licence: str
+    capability: str
+    summary: str
+    repo: str
+    fits: bool
+    reasons: tuple[str, ...] = ()  # why it does not fit, one line each
+    recommended: bool = False
+    path: Path | None = None  # downloaded here
+    partial: int = 0  # bytes of an unfinished download kept for resuming
+    in_use: bool = False
+
+    @property
+    def status(self) -> str:
+        """One line: in use / downloaded / partly downloaded / fits / why it does not."""
+        if self.in_use:
+            return "in use"
+        if self.path is not None:
+            return "downloaded"
+        if self.partial:
+            return f"{human_bytes(self.partial)} of {human_bytes(self.size)} downloaded"
+        if not self.fits:
+            return "; ".join(self.reasons)
+        return "recommended for this computer" if self.recommended else "fits this computer"
+
+
+@dataclass(frozen=True)
+class InstalledModel:
+    """A GGUF file in the workspace's ``models/``: from the catalog (``name``) or not."""
+
+    path: Path
+    size: int
+    name: str | None = None
+    sha256: str | None = None
+    in_use: bool = False
+
+
+@dataclass(frozen=True)
+class ServerModel:
+    id: str
+    details: str = ""  # what the server says of it: "3.2B, Q4_K_M, 2.0 GB"
+
+
+@dataclass(frozen=True)
+class LocalServer:
+    """An OpenAI-compatible model server (Ollama, LM Studio, llama.cpp's server, ...)."""
+
+    url: str  # its OpenAI base URL, ending in /v1: what the model setting takes
+    kind: str  # "Ollama", "LM Studio", "llama.cpp server", or "OpenAI-compatible server"
+    models: tuple[ServerModel, ...] = ()
+    error: str | None = None  # it did not answer, or refused (one line)
+    needs_key: bool = False
+
+
+@dataclass(frozen=True)
+class DownloadState:
+    """How a download is going, as a front end shows it."""
+
+    name: str
+    title: str
+    done: int = 0
+    total: int | None = None
+    rate: float = 0.0  # bytes per second, over the last seconds
+    eta: float | None = None  # seconds left
+    phase: str = "starting"  # starting | downloading | verifying | finished | failed | cancelled
+    error: str | None = None
+    path: Path | None = None
+
+    @property
+    def fraction(self) -> float | None:
+        return self.done / self.total if self.total else None
+
+    def describe(self) -> str:
+        """``Qwen2.5 3B: 45 % — 870 MB of 1.9 GB, 12.3 MB/s, 1 min 20 s left``."""
+        if self.phase == "failed":
+            return f"{self.title}: download failed: {self.error}"
+        if self.phase == "cancelled":
+            kept = f" ({human_bytes(self.done)} kept to resume)" if self.done else ""
+            return f"{self.title}: download paused{kept}"
+        if self.phase == "finished":
+            return f"{self.title}: downloaded and verified"
+        if self.phase == "verifying":
+            return f"{self.title}: checking the file…"
+        if self.phase == "starting":
+            return f"{self.title}: connecting…"
+        parts = [f"{human_bytes(self.done)} of {human_bytes(self.total)}" if self.total else ""]
+        if self.rate > 0:
+            parts.append(f"{human_bytes(self.rate)}/s")
+        if self.eta is not None:
+            parts.append(f"{human_duration(self.eta)} left")
+        percent = f"{100 * self.done // self.total} % — " if self.total else ""
+        return f"{self.title}: {percent}{', '.join(p for p in parts if p)}"
