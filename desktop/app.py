@@ -119,6 +119,7 @@ class DesktopApp(QtCore.QObject):
             self._remember_first_start()
         await self.engine.start(schedule=True)
         self._watch_accounts()
+        self.check_rules()
         if self.model_error:
             self.tray.set_state("error", self.model_error)
             self.model_ready = True
@@ -180,6 +181,16 @@ class DesktopApp(QtCore.QObject):
             self.tray.set_state("error", self.account_problem)
         elif previous and self.tray.state == "error" and self.tray.error == previous:
             self.tray.set_state("idle")
+
+    def check_rules(self) -> None:
+        """Rule lines TIC could not read are named under the tray's tooltip."""
+        from desktop.settings.rules_page import flagged_note
+
+        try:
+            lines = self.engine.rules_report()
+        except TicError:  # an unreadable file: the next check reports it as an error
+            lines = []
+        self.tray.set_note(flagged_note(lines))
 
     def _on_model_loading(self, ev: ModelLoading) -> None:
         self.model_ready = False
@@ -262,6 +273,7 @@ class DesktopApp(QtCore.QObject):
             self.tray.set_state("error", ev.error)
 
     def _on_tick_finished(self, ev: TickFinished) -> None:
+        self.check_rules()
         if ev.error:
             self.tray.set_state("error", f"checking failed: {ev.error}")
         elif ev.failed:
@@ -297,28 +309,30 @@ class DesktopApp(QtCore.QObject):
             self.edit_rules()
 
     def edit_rules(self) -> None:
-        """Open data/notifications.md in the user's editor; if none opens, say where it is."""
-        from desktop.settings.rules_editor import open_rules_file
-
+        """Settings → Rules: data/notifications.md with how TIC reads each line."""
         self.workspace.ensure()  # recreates the file from the template if it was deleted
-        error = open_rules_file(self.workspace.rules_file)
-        if error is None:
-            return
-        log.info("%s", error)
-        box = QtWidgets.QMessageBox()
-        box.setIcon(QtWidgets.QMessageBox.Icon.Information)
-        box.setWindowTitle("Notification rules")
-        box.setText(error)
-        box.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-        box.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.show()
-        self._rules_box = box
+        self.open_settings(rules=True)
 
-    def open_settings(self, accounts: bool = False) -> None:
+    def open_settings(self, accounts: bool = False, rules: bool = False) -> None:
         from desktop.settings.accounts_page import AccountsPage
         from desktop.settings.dialog import SettingsDialog
         from desktop.settings.model_page import ModelLibraryPanel
+        from desktop.settings.rules_page import RulesPage
 
+        shown = getattr(self, "_settings_dialog", None)
+        try:
+            open_now = shown is not None and shown.isVisible()
+        except RuntimeError:  # closed: it deleted itself
+            open_now = False
+        if shown is not None and open_now:  # one Settings window: bring it forward
+            page = shown.accounts_page if accounts else shown.rules_page if rules else None
+            if page is not None:
+                shown.tabs.setCurrentWidget(page)
+            shown.raise_()
+            shown.activateWindow()
+            return
+        rules_page = RulesPage(self.engine, self.spawn)
+        rules_page.saved.connect(self.check_rules)
         accounts_page = AccountsPage(self.engine, self.spawn)
         accounts_page.refreshed.connect(self.check_accounts)
         from engine.types import model_label
@@ -331,9 +345,13 @@ class DesktopApp(QtCore.QObject):
             rules_file=self.workspace.rules_file,
             model_label=model_label(self.engine.model_name, self.engine.detected_capability),
             model_library=ModelLibraryPanel(self.engine, self.spawn),
+            rules_page=rules_page,
         )
         if accounts:
             dialog.tabs.setCurrentWidget(accounts_page)
+        elif rules:
+            dialog.tabs.setCurrentWidget(rules_page)
+        dialog.settingsAccepted.connect(lambda _new: rules_page.save(force=True))
         dialog.settingsAccepted.connect(
             lambda new: self.spawn(self.apply_settings(new), "apply-settings")
         )
@@ -355,6 +373,7 @@ class DesktopApp(QtCore.QObject):
             except Exception as exc:
                 self.chat.set_status(f"Start on login: {exc}", False)
         self.show_model()  # the capability setting may have changed
+        self.check_rules()  # and with it who applies the lines code could not read
         if applied.model_changed:
             self.model_error = applied.model_error
             self.show_model()

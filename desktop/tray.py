@@ -1,5 +1,6 @@
 """The tray icon and its menu. It shows state (idle, checking, unread, error, paused) with a
-tooltip naming the error; clicking it opens the chat."""
+tooltip naming the error, and under it a standing note (rule lines TIC could not read);
+clicking it opens the chat."""
 
 from __future__ import annotations
 
@@ -54,6 +55,7 @@ class TrayController(QtCore.QObject):
         self.paused = False
         self.paused_until: datetime | None = None
         self.activity: str | None = None  # a second tooltip line: a model download
+        self.note: str | None = None
         self.menu = QtWidgets.QMenu()
         self._build_menu()
         self.icon.setContextMenu(self.menu)
@@ -111,7 +113,15 @@ class TrayController(QtCore.QObject):
         self.activity = text
         self._render()
 
+    def set_note(self, note: str | None) -> None:
+        """A second tooltip line that stays whatever the state (None: none)."""
+        self.note = note
+        self._render()
+
     def tooltip(self) -> str:
+        return self._state_tooltip() + (f"\n{self.note}" if self.note else "")
+
+    def _state_tooltip(self) -> str:
         if self.state == "error":
             text = f"TIC — {self.error or 'something went wrong'}"
         elif self.paused and self.state == "idle":

@@ -51,6 +51,7 @@ from engine.chat.hub import ChatHub
 from engine.clock import utcnow
 from engine.errors import ModelError, TicError
 from engine.events import Event, parse_event
+from engine.fsutil import atomic_write
 from engine.ipc import client as ipc_client
 from engine.ipc.handover import HandedOver, busy, run_here_or_hand_over
 from engine.ipc.lock import WorkspaceLock, holder
@@ -73,8 +74,10 @@ from engine.sources.sync import SourceRunner
 from engine.store.backup import daily_backup
 from engine.store.db import close_database, open_database, rescue_deleted_wal
 from engine.store.inbox import ingest, recover_events
+from engine.store.recent import recent_events
 from engine.tasks import Periodic, one_line
-from engine.triage.decider import TriageDecider
+from engine.triage.decider import RULES_FILE, TriageDecider
+from engine.triage.preview import RulesPreview, preview_rules
 from engine.triage.rules.explain import LineExplanation, explain
 from engine.triage.runner import TicRunner
 from engine.types import CheckResult, IngestResult, Reply, SettingsApplied
@@ -247,6 +250,37 @@ class Engine:
         Raises RulesFileError when the workspace's file exists but cannot be read."""
         rules = self.decider.read_rules() if text is None else text
         return explain(rules, capable_model=self._model.capability == "capable")
+
+    def rules_text(self) -> str:
+        """The rules file's text ("" when there is none). Raises RulesFileError when it
+        exists but cannot be read."""
+        return self.decider.read_rules()
+
+    def save_rules(self, text: str, *, replacing: str | None = None) -> bool:
+        """Write the rules file atomically (a reader sees the old text or the new, never
+        half); the next check uses it. With ``replacing``, the text the editor started from:
+        when the file no longer holds it (a rule was added from the chat meanwhile) nothing is
+        written and False is returned. A rules file that is a link is written through it."""
+        path = self.workspace.rules_file
+        if replacing is not None and self.rules_text() != replacing:
+            return False
+        target = path.resolve() if path.is_symlink() else path
+        try:
+            atomic_write(target, text)
+        except OSError as exc:
+            raise TicError(f"cannot save {RULES_FILE}: {exc.strerror or exc}") from None
+        return True
+
+    async def preview_rules(self, text: str, limit: int = 50) -> RulesPreview:
+        """What ``text`` would have decided for the ``limit`` latest events, each at the
+        moment TIC decided it: the store is only read, no model is asked (lines a capable
+        model would judge are left out and named), nothing is notified. The decisions run
+        off the event loop."""
+        stored = recent_events(limit)
+        capable = self._model.capability == "capable"
+        return await asyncio.to_thread(
+            preview_rules, stored, text, self.clock(), capable_model=capable
+        )
 
     def ingest(self, events: list[Event]) -> IngestResult:
         """Add events to the store (ids already there are ignored); the next check sees them."""

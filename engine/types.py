@@ -17,10 +17,14 @@ from engine.ipc.server import Handler as RequestHandler
 from engine.llm.capability import Capability, CapabilitySetting, model_label
 from engine.llm.capability import describe as describe_capability
 from engine.sources.whatsapp.live import UNOFFICIAL_WARNING
+from engine.triage.preview import PreviewedEvent, RulesPreview
+from engine.triage.rules.explain import LEFT_TO_MODEL, NOT_UNDERSTOOD, LineExplanation
 
 __all__ = [
     "ACCOUNT_LABELS",
     "EXAMPLE_PROMPTS",
+    "LEFT_TO_MODEL",
+    "NOT_UNDERSTOOD",
     "SOURCE_LABELS",
     "UNOFFICIAL_WARNING",
     "AccountConfig",
@@ -31,8 +35,11 @@ __all__ = [
     "HandedOver",
     "IngestResult",
     "Kind",
+    "LineExplanation",
+    "PreviewedEvent",
     "Reply",
     "RequestHandler",
+    "RulesPreview",
     "SettingsApplied",
     "WorkspaceLock",
     "describe_capability",

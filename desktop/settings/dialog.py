@@ -1,4 +1,4 @@
-"""The Settings dialog: General, Model, Notifications and Accounts pages.
+"""The Settings dialog: General, Model, Notifications, Rules and Accounts pages.
 
 It edits a copy of :class:`engine.settings.Settings` and never blocks on I/O: the model file
 is checked on a worker thread, when it is chosen and again when OK is pressed; OK is refused
@@ -320,15 +320,19 @@ def _model_name(choice: str) -> str:
 
 class NotificationsPage(QtWidgets.QWidget):
     changed = Signal()
+    rulesRequested = Signal()  # "Edit notification rules…" when the rules have their own tab
 
     def __init__(
         self,
         settings: Settings,
         parent: QtWidgets.QWidget | None = None,
         rules_file: Path | None = None,
+        *,
+        rules_tab: bool = False,
     ):
         super().__init__(parent)
         self._rules_file = rules_file
+        self._rules_tab = rules_tab
         start, end = settings.quiet_hours_start, settings.quiet_hours_end
         self.quiet_enabled = QtWidgets.QCheckBox("Mute notifications during quiet hours")
         self.quiet_enabled.setChecked(start is not None and end is not None)
@@ -343,7 +347,12 @@ class NotificationsPage(QtWidgets.QWidget):
         form.add_row("To:", self.quiet_to)
         form.add_row("", self.summary)
         form.add_row("", self.message)
-        if rules_file is not None:
+        if rules_file is not None or rules_tab:
+            where = (
+                "on the Rules tab, with how TIC reads each line"
+                if rules_tab or rules_file is None
+                else f"in {rules_file.name}; it opens in your text editor"
+            )
             self.edit_rules_button = QtWidgets.QPushButton("Edit notification rules…")
             self.edit_rules_button.clicked.connect(self.edit_rules)
             self.rules_message = _message_label()
@@ -354,9 +363,8 @@ class NotificationsPage(QtWidgets.QWidget):
             form.add_row(
                 "",
                 _hint(
-                    f"Your rules (who always gets through, what never does) are in "
-                    f"{rules_file.name}; it opens in your text editor. Changes apply at the "
-                    "next check."
+                    f"Your rules (who always gets through, what never does) are {where}. "
+                    "Changes apply at the next check."
                 ),
             )
             form.add_row("", self.rules_message)
@@ -380,7 +388,11 @@ class NotificationsPage(QtWidgets.QWidget):
 
     @Slot()
     def edit_rules(self) -> None:
-        """Open the rules file in the user's editor; if that fails, say so and where it is."""
+        """Open the rules file in the user's editor (or their tab); if that fails, say so
+        and where it is."""
+        if self._rules_tab:
+            self.rulesRequested.emit()
+            return
         if self._rules_file is None:
             return
         error = open_rules_file(self._rules_file)
@@ -428,9 +440,11 @@ class SettingsDialog(QtWidgets.QDialog):
         rules_file: Path | None = None,
         model_label: str | None = None,
         model_library: ModelLibraryPanel | None = None,
+        rules_page: QtWidgets.QWidget | None = None,
     ):
         """``model_label``: what the current model is (``engine.types.model_label``), shown
-        as what "Automatic" means."""
+        as what "Automatic" means. ``rules_page``: the Rules tab, where the rules are edited
+        (the Notifications page's "Edit notification rules…" then goes to it)."""
         super().__init__(parent)
         self.setWindowTitle("TIC Desktop Settings")
         self._settings = settings
@@ -438,7 +452,9 @@ class SettingsDialog(QtWidgets.QDialog):
 
         self.general_page = GeneralPage(settings)
         self.model_page = ModelPage(settings, models_dir=models_dir, model_label=model_label)
-        self.notifications_page = NotificationsPage(settings, rules_file=rules_file)
+        self.notifications_page = NotificationsPage(
+            settings, rules_file=rules_file, rules_tab=rules_page is not None
+        )
         self.accounts_page = accounts_page
         self.model_library = model_library
         if model_library is not None:  # the catalog and the servers, under the model field
@@ -447,12 +463,18 @@ class SettingsDialog(QtWidgets.QDialog):
             page.insertWidget(page.count() - 1, model_library, 1)
             page.setStretch(page.count() - 1, 0)
             model_library.useRequested.connect(self.model_page.set_path)
+        self.rules_page = rules_page
 
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.general_page, "General")
         self.tabs.addTab(self.model_page, "Model")
         self.tabs.addTab(self.notifications_page, "Notifications")
+        if rules_page is not None:
+            self.tabs.addTab(rules_page, "Rules")
+            self.notifications_page.rulesRequested.connect(
+                lambda: self.tabs.setCurrentWidget(rules_page)
+            )
         if accounts_page is not None:
             self.tabs.addTab(accounts_page, "Accounts")
 

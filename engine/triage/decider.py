@@ -144,6 +144,22 @@ class TriageDecider:
             )
         return decisions
 
+    @staticmethod
+    def decide_in_code(
+        events: Iterable[tuple[Event, datetime]], rules_text: str
+    ) -> list[PolicyDecision]:
+        """Each event judged at its own moment by what code decides alone: the lines it
+        understood, then the heuristics. No model, no store, no file: a preview's pipeline
+        (lines code could not read are left out, as on a tiny model). Blocking but pure, so
+        it may run off the event loop."""
+        compiled = compile_rules_text(rules_text)
+        verdicts = []
+        for event, now in events:
+            kinds = classify(event)
+            verdict = decide_by_rules(event, now, compiled, kinds)
+            verdicts.append(verdict or heuristic(event, now, kinds))
+        return verdicts
+
     async def _ask_model(
         self,
         system: Message,

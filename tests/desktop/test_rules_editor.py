@@ -1,5 +1,5 @@
-""" "Edit notification rules…" from the tray and the welcome: the rules file opens in the
-user's editor, or the app says in one line where it is."""
+""" "Edit notification rules…" from the tray and the welcome opens Settings → Rules; its "Open
+in your editor" hands the rules file to the user's editor, or says in one line where it is."""
 
 from __future__ import annotations
 
@@ -48,28 +48,15 @@ def test_when_nothing_opens_it_the_line_names_the_file(workspace: Workspace, des
     assert line.endswith(str(workspace.rules_file))
 
 
-def test_the_tray_action_opens_the_rules_recreating_a_deleted_file(
-    qtbot, workspace: Workspace, desktop
+def test_the_tray_action_opens_settings_on_the_rules_recreating_a_deleted_file(
+    workspace: Workspace,
 ):
     workspace.rules_file.unlink()
-    app = SimpleNamespace(workspace=workspace)
+    opened: list[dict[str, bool]] = []
+    app = SimpleNamespace(workspace=workspace, open_settings=lambda **kw: opened.append(kw))
     DesktopApp.edit_rules(app)  # type: ignore[arg-type]
-    assert desktop == [str(workspace.rules_file)]
+    assert opened == [{"rules": True}]  # Settings → Rules (tests/desktop/test_rules_page.py)
     assert workspace.rules_file.read_text().startswith("# Notification preferences")
-    assert not hasattr(app, "_rules_box")
-
-
-def test_the_tray_action_says_where_the_file_is_when_it_cannot_open_it(
-    qtbot, workspace: Workspace, desktop
-):
-    desktop.answer = False
-    app = SimpleNamespace(workspace=workspace)
-    DesktopApp.edit_rules(app)  # type: ignore[arg-type]
-    box = app._rules_box
-    qtbot.addWidget(box)
-    assert box.isVisible()
-    assert box.text().endswith(str(workspace.rules_file))
-    box.close()
 
 
 def test_the_welcome_links_open_the_accounts_page_and_the_rules():
