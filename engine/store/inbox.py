@@ -6,7 +6,7 @@ attempts are spent (or it no longer parses)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from datetime import datetime
 
 from engine.clock import utcnow
@@ -33,7 +33,7 @@ def ingest(events: list[Event]) -> int:
                     subject=event.subject,
                     text=event.text,
                     chat_name=event.chat.name if event.chat else None,
-                    calendar_start=cal.start if cal and cal.start and cal.start.tzinfo else None,
+                    calendar_start=cal.start if cal else None,
                     payload=event.to_json(),
                     ingested_at=utcnow(),
                 )
@@ -51,15 +51,14 @@ def recover_events() -> int:
     return int(query.execute())
 
 
-def claim(limit: int) -> list[EventRecord]:
-    """The oldest pending events, at most ``limit``, now 'processing' with an attempt counted."""
+def claim(limit: int, exclude: Collection[int] = ()) -> list[EventRecord]:
+    """The oldest pending events, at most ``limit``, now 'processing' with an attempt counted;
+    ``exclude``: record ids not to claim (those that already failed in this tick)."""
     with database.atomic():
-        batch = list(
-            EventRecord.select()
-            .where(EventRecord.status == "pending")
-            .order_by(EventRecord.time, EventRecord.id)
-            .limit(limit)
-        )
+        query = EventRecord.select().where(EventRecord.status == "pending")
+        if exclude:
+            query = query.where(EventRecord.id.not_in(list(exclude)))
+        batch = list(query.order_by(EventRecord.time, EventRecord.id).limit(limit))
         if batch:
             EventRecord.update(status="processing", attempts=EventRecord.attempts + 1).where(
                 EventRecord.id.in_([r.id for r in batch])
