@@ -346,7 +346,7 @@ async def cmd_history(workspace: Workspace, *, as_json: bool, limit: int) -> int
 
 
 async def cmd_triage(args: argparse.Namespace) -> int:
-    from engine.triage.decider import TriageDecider
+    from engine.triage.decider import TriageDecider, Undecided
 
     try:
         rules_text = args.rules.read_text(encoding="utf-8")
@@ -365,13 +365,17 @@ async def cmd_triage(args: argparse.Namespace) -> int:
     _log_if_kept(workspace, args.command)
     settings = Settings.load(workspace.settings_file)
     model = load_model(workspace, settings, args.model)
+    undecided = 0
     try:
         decider = TriageDecider(model, workspace)
-        for decision in await decider.decide(events, now, rules_text=rules_text):
-            print(decision.to_json(), flush=True)
+        for outcome in await decider.decide_each(events, now, rules_text=rules_text):
+            print(outcome.to_json(), flush=True)
+            if isinstance(outcome, Undecided):  # it fails alone: {"id", "error"}
+                undecided += 1
+                log.error("tic triage: %s: %s", outcome.id, outcome.reason)
     finally:
         await model.close()
-    return 0
+    return 1 if undecided else 0
 
 
 async def cmd_eval(args: argparse.Namespace) -> int:

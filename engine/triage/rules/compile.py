@@ -15,6 +15,7 @@ Each clause is read by ``extract.parse_fragment`` (one small extractor per aspec
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, time
@@ -23,9 +24,12 @@ from typing import Literal
 
 from engine.clock import CLOCK, DAY_NAMES, rule_clock_time
 from engine.events import Event
+from engine.tasks import one_line
 from engine.triage.rules.extract import QUOTED, parse_fragment
 from engine.triage.rules.match import Match, Window
 from engine.triage.rules.parse import ALWAYS, NEVER, Rule, Section, parse_rules
+
+log = logging.getLogger(__name__)
 
 WINDOW = re.compile(rf"\b(?:between|from)\s+{CLOCK}\s*(?:and|to|until|till|-|–)\s*{CLOCK}", re.I)
 AFTER = re.compile(rf"\bafter\s+{CLOCK}(?!\s*(?:minutes|hours|days))", re.I)
@@ -220,13 +224,23 @@ def _compile_cached(section: Section, text: str, line: int) -> CompiledRule:
 
 
 def compile_rules(rules: list[Rule]) -> list[CompiledRule]:
-    """Compiled once per distinct rule line, so an edited file costs only its new lines."""
-    return [_compile_cached(r.section, r.text, r.line_number) for r in rules]
+    """Compiled once per distinct rule line, so an edited file costs only its new lines. A
+    line the compiler fails on is reported and skipped: the rest of the file still applies."""
+    compiled = []
+    for r in rules:
+        try:
+            compiled.append(_compile_cached(r.section, r.text, r.line_number))
+        except Exception as exc:
+            log.error("rules line %d cannot be read, skipped: %s", r.line_number, one_line(exc))
+    return compiled
 
 
 @lru_cache(maxsize=32)
 def _compile_text(digest: str, text: str) -> tuple[CompiledRule, ...]:
-    return tuple(compile_rules(parse_rules(text).rules))
+    parsed = parse_rules(text)
+    for problem in parsed.skipped:  # logged once per version of the file
+        log.error("rules %s", problem)
+    return tuple(compile_rules(parsed.rules))
 
 
 def compile_rules_text(text: str) -> list[CompiledRule]:

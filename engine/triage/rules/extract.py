@@ -35,6 +35,11 @@ QUOTED = re.compile(r"[\"“”„«»]([^\"“”„«»]{1,80})[\"“”„«�
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 DOMAIN = re.compile(r"(?<![\w.@-])@?((?:[a-z0-9][a-z0-9-]*\.)+[a-z]{2,})(?![\w-])", re.I)
 PARENS = re.compile(r"\(([^()]*)\)")
+MAX_COUNT = 1_000_000
+MAX_WITHIN = timedelta(days=36_525)
+"""A rule's "within N days" is held to a century: any longer means the same, and a date that
+far off could not be computed."""
+
 DURATION = re.compile(
     r"\b(?:in|within|during)\s+(?:the\s+)?(?:next\s+)?(?:less than\s+|under\s+)?"
     r"(\d+|an?|one|two|three|four|five|six|seven|twelve)\s*"
@@ -296,7 +301,7 @@ def starts_within(text: str, low: str) -> Extracted:
     if not m or not re.search(verb, low):
         return Match(), text
     count, unit = m.group(1).lower(), m.group(2).lower()
-    n = NUMBER_WORDS.get(count) or int(count)
+    n = NUMBER_WORDS.get(count) or min(int(count[:9]), MAX_COUNT)  # no overflow, however long
     if unit.startswith("m"):
         step = timedelta(minutes=1)
     elif unit.startswith("h"):
@@ -305,7 +310,7 @@ def starts_within(text: str, low: str) -> Extracted:
         step = timedelta(weeks=1)
     else:
         step = timedelta(days=1)
-    return Match(starts_within=n * step), text
+    return Match(starts_within=min(n * step, MAX_WITHIN)), text
 
 
 def names(text: str, found: Match = NOTHING, topic_phrase: str = "") -> Extracted:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 
-from engine.clock import in_window
+from engine.clock import add_clamped, in_window
 from engine.events import Event
 from engine.triage.classifier import (
     address_parts,
@@ -134,7 +134,7 @@ class Match:
         ):
             return False
         if self.starts_within is not None and (
-            cal.start is None or not (now <= cal.start <= now + self.starts_within)
+            cal.start is None or not (now <= cal.start <= add_clamped(now, self.starts_within))
         ):
             return False
         if self.calendar_change and not (
