@@ -18,6 +18,7 @@ from engine.agent.tools.base import Tool, ToolContext, ToolRegistry
 from engine.clock import utcnow
 from engine.errors import ModelError, TicError
 from engine.llm.base import Completion, LanguageModel, Message, TokenCallback
+from engine.tasks import one_line
 from engine.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -207,6 +208,9 @@ class AgentLoop:
             value = await tool.call(action.arguments, ctx)
         except TicError as exc:  # a ToolError, or another expected failure
             return ToolStep(action, "failed", "string", str(exc))
+        except Exception as exc:  # a bug in a tool: the turn goes on, the log has it all
+            log.error("tool %s failed unexpectedly", action.tool, exc_info=exc)
+            return ToolStep(action, "failed", "string", f"{action.tool} failed: {one_line(exc)}")
         return ToolStep(action, "done", tool.result_type, render_result(value, tool.result_type))
 
     def delegate_to(self, parent: AgentDefinition) -> Callable[[str, int], Any]:
