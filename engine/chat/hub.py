@@ -16,6 +16,7 @@ from typing import Any
 
 from engine.agent.actions import Action
 from engine.agent.loop import AgentLoop, render_result
+from engine.agent.taint import OUTSIDE
 from engine.agent.tools.base import ToolContext
 from engine.agent.transcript import StoredTranscript, pending_proposal
 from engine.bus import EventBus, ReplyStarted, ToolCalled, TurnFailed, UserMessageAdded
@@ -139,7 +140,8 @@ class ChatHub:
         if lookup is not None and lookup.tool in self.loop.registry.names():
             status, result = await self._run_tool_for_user(sid, lookup.tool, lookup.arguments)
             answer = lookup_answer(lookup.tool, lookup.about, status, result, now)
-            return self._composed(sid, "user", answer)
+            outside = self.loop.registry.get(lookup.tool).outside_content
+            return self._composed(sid, "user", answer, outside=outside)
         if self.tiny:
             return self._composed(sid, "user", self._tiny_answer(text, decision))
         return await self.turns.run(StoredTranscript(sid, "user"), propose=_proposal)
@@ -156,12 +158,16 @@ class ChatHub:
             return NOTHING_PENDING
         return cannot_answer(builtin=builtin)
 
-    def _composed(self, session_id: int, kind: str, text: str) -> ChatMessage:
-        """A reply composed in code from the facts, recorded as such."""
+    def _composed(
+        self, session_id: int, kind: str, text: str, *, outside: bool = False
+    ) -> ChatMessage:
+        """A reply composed in code from the facts, recorded as such (``outside``: it quotes
+        what outside senders wrote, see ``engine.agent.taint``)."""
         self.bus.publish(ReplyStarted(session_id, kind))
-        message = chat.add_message(
-            session_id, "assistant", text, meta={"kind": kind, "composed": True}
-        )
+        meta: dict[str, Any] = {"kind": kind, "composed": True}
+        if outside:
+            meta[OUTSIDE] = True
+        message = chat.add_message(session_id, "assistant", text, meta=meta)
         self.turns.finished(message, kind, [])
         return message
 
@@ -222,7 +228,7 @@ class ChatHub:
             result, status = one_line(exc), "failed"
         chat.add_tool_message(
             session_id,
-            {"kind": "feedback"},
+            {"kind": "feedback", OUTSIDE: True} if tool.outside_content else {"kind": "feedback"},
             name=name,
             arguments=args,
             status=status,
