@@ -60,10 +60,11 @@ async def test_send_and_mute_return_the_replies(engine, model, workspace):
 
     confirmation = await engine.mute(note["id"])
     assert confirmation.text == (
-        "Done — I won't notify you about emails from Shop (news@shop.example) any more "
-        "(Never notify: Emails from Shop (news@shop.example))."
+        "Done — I won't notify you about emails from news@shop.example any more "
+        "(Never notify: Emails from news@shop.example).\n"
+        "In the last 30 days it would have silenced 1 notification."
     )
-    assert "Emails from Shop (news@shop.example)" in workspace.rules_file.read_text()
+    assert "- Emails from news@shop.example" in workspace.rules_file.read_text()
 
     model.add(reply("Hello!"))
     answer = await engine.send("hi")

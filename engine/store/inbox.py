@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from datetime import datetime
 
+from peewee import fn
+
 from engine.clock import utcnow
 from engine.events import Event
 from engine.store.db import database
-from engine.store.models import AgentRun, EventRecord
+from engine.store.models import AgentRun, EventRecord, Notification
 
 
 def ingest(events: list[Event]) -> int:
@@ -128,3 +130,45 @@ def event_sender(event_id: str) -> str | None:
         return None
     name: str | None = row.sender_name or row.sender_address or row.chat_name
     return name
+
+
+def notified_since(since: datetime, limit: int = 2000) -> list[Event]:
+    """The events the user was notified about since ``since`` (newest first, at most
+    ``limit``)."""
+    notified = (
+        Notification.select(Notification.event_id)
+        .where((Notification.created_at >= since) & Notification.event_id.is_null(False))
+        .order_by(Notification.created_at.desc())
+        .limit(limit)
+    )
+    rows = (
+        EventRecord.select(EventRecord.payload)
+        .where(EventRecord.event_id.in_(notified))
+        .order_by(EventRecord.time.desc())
+    )
+    return [Event.model_validate_json(r.payload) for r in rows]
+
+
+def first_sender_domains(names: Iterable[str]) -> dict[str, str]:
+    """For each email display name among ``names``, the domain of the first address it was
+    seen with (in the order events were stored)."""
+    wanted = list({n for n in names if n})
+    if not wanted:
+        return {}
+    first = (
+        EventRecord.select(fn.MIN(EventRecord.id))
+        .where(
+            (EventRecord.source == "email")
+            & EventRecord.sender_name.in_(wanted)
+            & EventRecord.sender_address.contains("@")
+        )
+        .group_by(EventRecord.sender_name)
+    )
+    rows = EventRecord.select(EventRecord.sender_name, EventRecord.sender_address).where(
+        EventRecord.id.in_(first)
+    )
+    return {
+        r.sender_name: r.sender_address.rsplit("@", 1)[1].lower()
+        for r in rows
+        if r.sender_name and r.sender_address
+    }

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -23,6 +23,7 @@ from engine.tasks import one_line
 from engine.triage.policy import PolicyDecision, decide_by_rules, heuristic
 from engine.triage.rules.compile import CompiledRule, compile_rules_text
 from engine.triage.rules.parse import NEVER
+from engine.triage.senders import KnownSenders, without_name
 from engine.triage.summary import describe_event, summarize
 from engine.workspace import Workspace
 
@@ -140,20 +141,30 @@ class TriageDecider:
         now: datetime,
         *,
         rules_text: str | None = None,
+        first_seen: Mapping[str, str] | None = None,
     ) -> list[Decision | Undecided]:
         """Decide every event on its own: one that cannot be decided (the model failed, or
         a bug) is an ``Undecided`` with the error and holds up no other. After the model
         failed ``MODEL_FAILURES`` times in a row, events that need it are not asked about
-        again in this call (they fail with the same error); code still decides the rest."""
+        again in this call (they fail with the same error); code still decides the rest.
+
+        ``first_seen``: the domain each email display name was first seen writing from (see
+        ``engine.triage.senders``): an email whose address contradicts what is known for its
+        display name is matched against the rules without that name."""
         text = self.read_rules() if rules_text is None else rules_text
         compiled = compile_rules_text(text)
+        known = KnownSenders.from_rules(compiled, first_seen)
         unclear = [c for c in compiled if not c.understood]
         system: Message | None = None
         model_failures: list[TicError] = []
         out: list[Decision | Undecided] = []
         for event in events:
             try:
-                verdict = decide_by_rules_safely(event, now, compiled)
+                impostor = known.impostor(event)
+                ruled = without_name(event) if impostor else event
+                verdict = decide_by_rules_safely(ruled, now, compiled)
+                if impostor and verdict == decide_by_rules_safely(event, now, compiled):
+                    impostor = None  # its name made no difference: nothing to explain
                 if verdict is None and unclear:
                     if len(model_failures) >= MODEL_FAILURES:
                         raise model_failures[-1]
@@ -164,13 +175,15 @@ class TriageDecider:
                             "content": system_prompt(self.agent(), self.workspace, overrides),
                         }
                     try:
-                        verdict = await self._ask_model(system, unclear, event, now)
+                        verdict = await self._ask_model(system, unclear, ruled, now)
                     except TicError as exc:
                         model_failures.append(exc)
                         raise
                     model_failures.clear()
                 if verdict is None:
                     verdict = heuristic(event, now)
+                if impostor:
+                    verdict = replace(verdict, reason=f"{verdict.reason} ({impostor})")
                 out.append(
                     Decision(
                         id=event.id,

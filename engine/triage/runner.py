@@ -133,7 +133,9 @@ class TicRunner:
         result.failed = result.events - len(batch)
         try:
             events = [Event.model_validate_json(r.payload) for r in batch]
-            outcomes = await self.decider.decide_each(events, self.clock())
+            names = [e.sender.name for e in events if e.source == "email" and e.sender]
+            first_seen = inbox.first_sender_domains(n for n in names if n)
+            outcomes = await self.decider.decide_each(events, self.clock(), first_seen=first_seen)
         except Exception as exc:  # the decider itself failed: every event is retried
             outcomes = [Undecided(e.event_id, exc) for e in batch]
             events = []

@@ -26,6 +26,7 @@ from engine.clock import CLOCK, DAY_NAMES, rule_clock_time
 from engine.events import Event
 from engine.tasks import one_line
 from engine.triage.rules.extract import QUOTED, parse_fragment
+from engine.triage.rules.identity import chat_scope
 from engine.triage.rules.match import Match, Window
 from engine.triage.rules.parse import ALWAYS, NEVER, Rule, Section, parse_rules
 
@@ -190,6 +191,9 @@ _RESTATED_DEFAULT = re.compile(
 
 def compile_rule(rule: Rule) -> CompiledRule:
     section = rule.section
+    identity = chat_scope(rule.text)  # one chat by its id, as "Don't notify me" writes it
+    if identity is not None:
+        return CompiledRule(rule, identity, "drop" if section == NEVER else "notify")
     # "...; other group messages are fine to skip" restates what not matching means
     text = _RESTATED_DEFAULT.sub("", rule.text).strip() or rule.text
     if section in (NEVER, ALWAYS):

@@ -106,7 +106,8 @@ class Match:
                 return True
         if any(chat_name and fold(chat) == fold(chat_name) for chat in self.chats):
             return True
-        if any(address == fold(a) for a in self.addresses):
+        chat_id = fold(e.chat.id if e.chat else "")  # a chat's id stands for its address
+        if any(fold(a) in (address, chat_id) for a in self.addresses):
             return True
         domain_text = ".".join(domain)
         if any(domain_text == d or domain_text.endswith("." + d) for d in self.domains):
