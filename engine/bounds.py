@@ -45,6 +45,7 @@ DEPTH = 4
 CALENDAR_TEXT = 300
 RECURRENCE = 20
 ATTENDEES = 100
+NOTES = 50
 
 MAX_INPUT_DEPTH = 64
 """A line nested deeper than this is no event (refused with a one-line error, see
@@ -114,8 +115,8 @@ class _Bounder:
 
     def __init__(self, event: Event):
         self.event = event
-        self.original: dict[str, Any] = dict(event.original)
-        self.notes: list[str] = list(event.notes)
+        self.original: dict[str, Any] = _cleaned(event.original)
+        self.notes: list[str] = [one_line(str(n), 300) for n in event.notes[:NOTES]]
 
     def changed(self, path: str, before: Any, after: Any, note: str) -> None:
         if before == after:
@@ -212,7 +213,8 @@ class _Bounder:
 
 
 def _cleaned(value: Any) -> Any:
-    """The original as it can be stored: every string's lone surrogates replaced."""
+    """A decoded JSON value as it can be stored: every string's lone surrogates replaced
+    (the caller bounds its nesting)."""
     if isinstance(value, str):
         return clean(value)
     if isinstance(value, dict):
@@ -220,6 +222,12 @@ def _cleaned(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_cleaned(v) for v in value]
     return value
+
+
+def cleaned(value: Any) -> Any:
+    """``value`` (decoded JSON, nested at most MAX_INPUT_DEPTH deep) with every lone
+    surrogate in its strings and keys replaced: what an event is validated from."""
+    return _cleaned(value)
 
 
 def bound_event(event: Event) -> Event:

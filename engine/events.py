@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from engine.bounds import MAX_INPUT_DEPTH, bound_event, cut, nesting
+from engine.bounds import MAX_INPUT_DEPTH, bound_event, cleaned, cut, nesting
 from engine.errors import InputError
 
 Source = Literal["email", "whatsapp", "calendar", "cron"]
@@ -116,7 +116,7 @@ def parse_event(obj: Any) -> Event:
     if nesting(obj) > MAX_INPUT_DEPTH:
         raise ValueError(f"nested more than {MAX_INPUT_DEPTH} levels deep")
     try:
-        return Event.model_validate(obj)
+        return Event.model_validate(cleaned(obj))
     except ValidationError as exc:
         raise ValueError(_first_error(exc)) from None
 

@@ -216,3 +216,26 @@ def test_a_number_too_long_to_read_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(InputError) as info:
         read_events(path)
     assert str(info.value).startswith(f"{path}:1: invalid JSON (")
+
+
+def test_lone_surrogates_anywhere_in_a_line_are_replaced_before_validation() -> None:
+    line = (
+        '{"id": "gmail:\\ud800", "source": "email", "event_type": "e\\udfff", '
+        '"time": "2026-11-10T07:00:00+00:00", "refs": {"\\ud800": ["\\udc00"]}, '
+        '"original": {"x": "\\ud800"}, "notes": ["\\ud800"]}'
+    )
+    event = parse_event(json.loads(line))
+    assert event.id == "gmail:\ufffd" and event.event_type == "e\ufffd"
+    assert event.refs == {"\ufffd": ["\ufffd"]}
+    assert event.to_json()  # storable: no surrogate left anywhere
+    assert "\ud800" not in json.dumps(event.original) + json.dumps(event.notes)
+
+
+def test_the_facts_a_reply_is_checked_against_leave_the_original_out(db: object) -> None:
+    from engine.chat.facts import facts_of
+    from engine.store.models import Notification
+
+    event = make_event(text="t" * 50_000)
+    note = Notification(id=1, source="email", event_type="e", summary="s", event_id=event.id)
+    texts = facts_of(note, event).texts()
+    assert max(len(t) for t in texts) < 30_000  # the 20 000 of the working copy, not 50 000
