@@ -342,6 +342,8 @@ async def cmd_history(workspace: Workspace, *, as_json: bool, limit: int) -> int
                 f"    why: {why.get('reason')}"
                 + (f" (rule: {why['rule']})" if why.get("rule") else "")
             )
+            if why.get("notes"):  # cut on arrival; the originals are kept in the store
+                print(f"    on arrival: {'; '.join(why['notes'])}")
     return 0
 
 

@@ -239,3 +239,15 @@ def test_the_facts_a_reply_is_checked_against_leave_the_original_out(db: object)
     note = Notification(id=1, source="email", event_type="e", summary="s", event_id=event.id)
     texts = facts_of(note, event).texts()
     assert max(len(t) for t in texts) < 30_000  # the 20 000 of the working copy, not 50 000
+
+
+async def test_why_and_tic_history_say_what_was_cut_on_arrival(engine, model, capsys) -> None:
+    from engine.cli import cmd_history
+
+    model.default = {"action": "reply", "text": "ok"}
+    engine.ingest([make_event(sender={"name": LONG_NAME, "address": "t@spam.example"})])
+    await engine.check_now(timeout=5)
+    (note,) = [r for r in engine.history(10) if r["kind"] == "notification" and r["content"]]
+    assert note["why"][0]["notes"] == ["sender.name cut to 80 of 5014 characters"]
+    await cmd_history(engine.workspace, as_json=False, limit=10)
+    assert "    on arrival: sender.name cut to 80 of 5014 characters\n" in capsys.readouterr().out

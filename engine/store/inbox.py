@@ -117,6 +117,12 @@ def stored_event(event_id: str) -> Event | None:
     return Event.model_validate_json(row.payload) if row is not None else None
 
 
+def event_notes(event_id: str | None) -> list[str]:
+    """What bounding changed in a stored event on ingest (its originals are kept with it)."""
+    event = stored_event(event_id) if event_id else None
+    return list(event.notes) if event is not None else []
+
+
 def event_sender(event_id: str) -> str | None:
     """Who a stored event came from: the sender's name or address, else its chat's name."""
     row = (
