@@ -160,9 +160,26 @@ class DesktopApp(QtCore.QObject):
         tray.editRules.connect(self.edit_rules)
         tray.quitRequested.connect(self.quit_requested.set)
         self.notifier.openRequested.connect(self.show_chat_at)
-        self.notifier.muteRequested.connect(
-            lambda message_id: self.spawn(self.engine.mute(message_id), "mute")
-        )
+        self.notifier.muteRequested.connect(self.confirm_mute)
+
+    def confirm_mute(self, message_id: int) -> None:
+        """ "Don't notify me about this" on a toast: the rule it adds and what it would have
+        silenced in the last 30 days are shown first; the rule is added on "Add rule"."""
+        from desktop.notify.confirm import MuteConfirmation, needs_confirmation
+
+        try:
+            preview = self.engine.mute_preview(message_id)
+        except TicError as exc:
+            self.chat.set_status(str(exc), False)
+            return
+        if not needs_confirmation(preview):
+            self.spawn(self.engine.mute(message_id), "mute")
+            return
+        box = MuteConfirmation(preview)
+        box.confirmed.connect(lambda: self.spawn(self.engine.mute(message_id), "mute"))
+        box.show()
+        box.raise_()
+        self._mute_box = box
 
     def _watch_accounts(self) -> None:
         self.accounts_timer = QtCore.QTimer(self)

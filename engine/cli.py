@@ -418,6 +418,8 @@ async def cmd_history(workspace: Workspace, *, as_json: bool, limit: int) -> int
                 f"    why: {why.get('reason')}"
                 + (f" (rule: {why['rule']})" if why.get("rule") else "")
             )
+            if why.get("notes"):  # cut on arrival; the originals are kept in the store
+                print(f"    on arrival: {'; '.join(why['notes'])}")
     return 0
 
 
@@ -453,7 +455,7 @@ async def cmd_rules(workspace: Workspace, args: argparse.Namespace) -> int:
 
 
 async def cmd_triage(args: argparse.Namespace) -> int:
-    from engine.triage.decider import TriageDecider
+    from engine.triage.decider import TriageDecider, Undecided
 
     try:
         rules_text = args.rules.read_text(encoding="utf-8")
@@ -472,13 +474,17 @@ async def cmd_triage(args: argparse.Namespace) -> int:
     _log_if_kept(workspace, args.command)
     settings = Settings.load(workspace.settings_file)
     model = ModelHolder(load_model(workspace, settings, args.model), settings.model_capability)
+    undecided = 0
     try:
         decider = TriageDecider(model, workspace)
-        for decision in await decider.decide(events, now, rules_text=rules_text):
-            print(decision.to_json(), flush=True)
+        for outcome in await decider.decide_each(events, now, rules_text=rules_text):
+            print(outcome.to_json(), flush=True)
+            if isinstance(outcome, Undecided):  # it fails alone: {"id", "error"}
+                undecided += 1
+                log.error("tic triage: %s: %s", outcome.id, outcome.reason)
     finally:
         await model.close()
-    return 0
+    return 1 if undecided else 0
 
 
 async def cmd_eval(args: argparse.Namespace) -> int:

@@ -15,8 +15,37 @@ DAY_NAMES = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 CLOCK = r"(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.|h|uhr)?"
 
 
+EARLIEST = datetime(2, 1, 1, tzinfo=UTC)
+LATEST = datetime(9998, 12, 31, tzinfo=UTC)
+"""The instants an event may hold: a day more or less than these, in any zone, is still a
+``datetime`` (years 1 and 9999 are not, once shifted)."""
+
+
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def clamp_instant(moment: datetime) -> datetime:
+    """``moment`` itself when it is between EARLIEST and LATEST, else the nearer of the two
+    (an instant a zone shift cannot even represent counts as beyond)."""
+    try:
+        utc = moment.astimezone(UTC)
+    except OverflowError:
+        return EARLIEST if moment.year < 5000 else LATEST
+    if utc < EARLIEST:
+        return EARLIEST
+    if utc > LATEST:
+        return LATEST
+    return moment
+
+
+def add_clamped(moment: datetime, delta: timedelta) -> datetime:
+    """``moment + delta``, held at the largest or smallest ``datetime`` instead of failing."""
+    try:
+        return moment + delta
+    except OverflowError:
+        edge = datetime.max if delta > timedelta(0) else datetime.min
+        return edge.replace(tzinfo=moment.tzinfo)
 
 
 def local_zone_name() -> str:

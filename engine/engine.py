@@ -80,7 +80,7 @@ from engine.triage.decider import RULES_FILE, TriageDecider
 from engine.triage.preview import RulesPreview, preview_rules
 from engine.triage.rules.explain import LineExplanation, explain
 from engine.triage.runner import TicRunner
-from engine.types import CheckResult, IngestResult, Reply, SettingsApplied
+from engine.types import CheckResult, IngestResult, MutePreview, Reply, SettingsApplied
 from engine.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -218,6 +218,12 @@ class Engine:
         """A user message; returns the assistant's reply (streamed on the bus meanwhile)."""
         reply = await self.hub.send(text)
         return Reply(reply.id, reply.content)
+
+    def mute_preview(self, message_id: int) -> MutePreview:
+        """What ``mute`` would do on this notification reply, before it does: the rules it
+        adds (keyed on the sender's address or the chat's id) and the notifications of the
+        last 30 days they would have silenced."""
+        return self.hub.mute_preview(message_id)
 
     async def mute(self, message_id: int) -> Reply:
         """ "Don't notify me about this" on a notification's reply; returns the confirmation."""

@@ -1,7 +1,8 @@
 """The canonical event (``tests/triage/dev/README.md``) and JSON Lines reading.
 
 Every source normalises what it reads into :class:`Event`. Unknown extra fields are ignored
-and missing optional fields are empty.
+and missing optional fields are empty. Every event is cut to a working size as it is built
+(:mod:`engine.bounds`); what that changed is kept in ``original`` and ``notes``.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from engine.bounds import MAX_INPUT_DEPTH, bound_event, cleaned, cut, nesting
 from engine.errors import InputError
 
 Source = Literal["email", "whatsapp", "calendar", "cron"]
@@ -66,6 +68,10 @@ class Event(_Lenient):
     headers: dict[str, str] = Field(default_factory=dict)
     calendar: CalendarInfo | None = None
     refs: dict[str, Any] = Field(default_factory=dict)
+    original: dict[str, Any] = Field(default_factory=dict)
+    """The full value of each field that bounding changed, by its path ("sender.name")."""
+    notes: list[str] = Field(default_factory=list)
+    """What bounding changed, one line each ("subject cut to 300 of 5000 characters")."""
 
     @field_validator("text", mode="before")
     @classmethod
@@ -89,6 +95,10 @@ class Event(_Lenient):
             raise ValueError("time needs a UTC offset, e.g. 2026-11-10T07:01:00+00:00")
         return v
 
+    @model_validator(mode="after")
+    def _bounded(self) -> Event:
+        return bound_event(self)
+
     def to_json(self) -> str:
         return self.model_dump_json(exclude_none=False)
 
@@ -96,15 +106,17 @@ class Event(_Lenient):
 def _first_error(exc: ValidationError) -> str:
     err = exc.errors()[0]
     where = ".".join(str(p) for p in err.get("loc", ())) or "event"
-    return f"{where}: {err.get('msg', 'invalid')}"
+    return cut(f"{where}: {err.get('msg', 'invalid')}", 200)
 
 
 def parse_event(obj: Any) -> Event:
     """Validate one decoded JSON object as an event; raises ValueError with a short reason."""
     if not isinstance(obj, dict):
         raise ValueError("expected a JSON object")
+    if nesting(obj) > MAX_INPUT_DEPTH:
+        raise ValueError(f"nested more than {MAX_INPUT_DEPTH} levels deep")
     try:
-        return Event.model_validate(obj)
+        return Event.model_validate(cleaned(obj))
     except ValidationError as exc:
         raise ValueError(_first_error(exc)) from None
 
@@ -133,6 +145,12 @@ def read_jsonl(path: Path) -> list[tuple[int, Any]]:
             out.append((number, json.loads(line)))
         except json.JSONDecodeError as exc:
             raise InputError(f"{path}:{number}: invalid JSON ({exc.msg})") from None
+        except ValueError as exc:  # e.g. a number of more than 4300 digits
+            raise InputError(f"{path}:{number}: invalid JSON ({cut(str(exc), 120)})") from None
+        except RecursionError:
+            raise InputError(
+                f"{path}:{number}: invalid JSON (nested more than {MAX_INPUT_DEPTH} levels deep)"
+            ) from None
     return out
 
 

@@ -5,6 +5,7 @@ module (see tests/test_layering.py for the whole allowed set)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from engine.accounts.registry import LABELS as ACCOUNT_LABELS
@@ -36,11 +37,13 @@ __all__ = [
     "IngestResult",
     "Kind",
     "LineExplanation",
+    "MutePreview",
     "PreviewedEvent",
     "Reply",
     "RequestHandler",
     "RulesPreview",
     "SettingsApplied",
+    "SilencedEvent",
     "WorkspaceLock",
     "describe_capability",
     "model_label",
@@ -93,3 +96,29 @@ class SettingsApplied:
 
     model_changed: bool
     model_error: str | None  # the new model could not be made (a stand-in answers meanwhile)
+
+
+@dataclass(frozen=True)
+class SilencedEvent:
+    """A notification a mute would have silenced."""
+
+    event_id: str
+    source: str
+    sender: str  # "Name <address>", the address, or ""
+    time: datetime
+    summary: str
+
+
+@dataclass(frozen=True)
+class MutePreview:
+    """What "Don't notify me about this" would do (``Engine.mute_preview``), before it does:
+    the Never rules it adds (keyed on the sender's address or the chat's id), the reminders
+    it cancels, and the notifications of the last ``days`` days the rules would have
+    silenced (at most 20 listed, newest first; ``silenced_total`` counts them all)."""
+
+    rules: list[str]
+    cancelled_jobs: list[int]
+    silenced: list[SilencedEvent]
+    silenced_total: int
+    unidentified: list[str]  # notifications nothing identifies the sender of: no rule
+    days: int = 30

@@ -60,11 +60,12 @@ async def test_send_and_mute_return_the_replies(engine, model, workspace):
 
     confirmation = await engine.mute(note["id"])
     assert confirmation.text == (
-        "Done — I won't notify you about emails from Shop (news@shop.example) any more "
-        "(Never notify: Emails from Shop (news@shop.example)). "
-        "I read it as “Never notify: emails from Shop or news@shop.example”."
+        "Done — I won't notify you about emails from news@shop.example any more "
+        "(Never notify: Emails from news@shop.example). "
+        "I read it as \u201cNever notify: emails from news@shop.example\u201d.\n"
+        "In the last 30 days it would have silenced 1 notification."
     )
-    assert "Emails from Shop (news@shop.example)" in workspace.rules_file.read_text()
+    assert "- Emails from news@shop.example" in workspace.rules_file.read_text()
 
     model.add(reply("Hello!"))
     answer = await engine.send("hi")

@@ -260,6 +260,8 @@ class WhyDialog(QtWidgets.QDialog):
             layout.addWidget(self._label(f"Why: {entry['reason']}"))
         if entry.get("rule"):
             layout.addWidget(self._label(f"Rule: {entry['rule']}"))
+        if entry.get("notes"):  # what was cut on arrival; the originals are kept
+            layout.addWidget(self._label("On arrival: " + "; ".join(map(str, entry["notes"]))))
 
     @staticmethod
     def _label(text: str) -> QtWidgets.QLabel:

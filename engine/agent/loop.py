@@ -12,12 +12,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from engine.agent import taint
 from engine.agent.actions import Action, ReplyStreamer, action_schema, parse_action, tool_catalogue
 from engine.agent.definitions import AgentDefinition, system_prompt
+from engine.agent.taint import as_data
 from engine.agent.tools.base import Tool, ToolContext, ToolRegistry
 from engine.clock import utcnow
 from engine.errors import ModelError, TicError
 from engine.llm.base import Completion, LanguageModel, Message, TokenCallback
+from engine.tasks import one_line
 from engine.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -40,6 +43,7 @@ class ToolStep:
     status: str
     result_type: str
     result: str
+    outside: bool = False  # the result holds outside content (see engine.agent.taint)
 
 
 def render_result(value: Any, result_type: str) -> str:
@@ -54,6 +58,8 @@ def result_message(step: ToolStep) -> Message:
         if len(step.result) <= MAX_RESULT_CHARS
         else (step.result[:MAX_RESULT_CHARS] + " …(truncated)")
     )
+    if step.outside:
+        body = as_data(body)
     verb = "returned" if step.status == "done" else step.status
     return {"role": "user", "content": f"[tool {step.action.tool} {verb}]\n{body}"}
 
@@ -78,6 +84,10 @@ class Transcript(ABC):
         """End the turn by putting a change the model chose to the user (``text`` asks);
         a stored transcript remembers ``action`` for the user's yes."""
         return self.add_reply(text, completion)
+
+    def outside_content(self) -> bool:
+        """Whether the messages the model reads hold outside content (engine.agent.taint)."""
+        return False
 
 
 class MemoryTranscript(Transcript):
@@ -120,13 +130,16 @@ class AgentLoop:
     def tools(self, definition: AgentDefinition, depth: int, read_only: bool) -> list[Tool]:
         return self.registry.tools_for(definition.tools, depth=depth, read_only=read_only)
 
-    def system_message(self, definition: AgentDefinition, tools: list[Tool]) -> Message:
+    def system_message(
+        self, definition: AgentDefinition, tools: list[Tool], *, outside: bool = False
+    ) -> Message:
         now = self.clock().astimezone()
         text = (
             system_prompt(definition, self.workspace)
             + "\n\n## Tools\n"
             + (tool_catalogue(tools) or "(none)")
             + FORMAT_NOTE
+            + (taint.NOTE if outside else "")
             + f"\n\nCurrent time: {now.isoformat(timespec='minutes')}"
         )
         return {"role": "system", "content": text}
@@ -148,9 +161,15 @@ class AgentLoop:
 
         Writes happen only on the user's word: a tiny model is never offered a tool that
         changes anything, and with ``propose`` a change the model chooses is not run but put
-        to the user (the turn ends with ``propose(action)``, see ``Transcript.add_proposal``)."""
+        to the user (the turn ends with ``propose(action)``, see ``Transcript.add_proposal``).
+
+        Outside content never shares a turn with a tool that changes anything: a transcript
+        that holds some makes the turn read-only, and so does a tool result that brings some
+        in (from that step on)."""
         if self.model.capability == "tiny":
             read_only = True
+        outside = transcript.outside_content()
+        read_only = read_only or outside
         tools = [] if reply_only else self.tools(definition, depth, read_only)
         ctx = context or ToolContext(
             workspace=self.workspace, now=self.clock(), depth=depth, agent=definition.name
@@ -161,7 +180,8 @@ class AgentLoop:
         for step in range(self.max_steps):
             final = step == self.max_steps - 1
             schema = action_schema([] if final else tools)
-            messages = [self.system_message(definition, tools), *transcript.messages()]
+            system = self.system_message(definition, tools, outside=outside)
+            messages = [system, *transcript.messages()]
             action, completion = await self._step(messages, schema, on_token)
             if action.kind == "reply":
                 return transcript.add_reply(action.text, completion)
@@ -175,6 +195,9 @@ class AgentLoop:
             if on_tool is not None:
                 on_tool(action.tool, "running", action.arguments)
             result = await self._run_tool(action, tools, ctx)
+            if result.outside and not outside:
+                outside = True
+                tools = [t for t in tools if t.read_only]
             transcript.end_tool(handle, result)
             if on_tool is not None:
                 on_tool(action.tool, result.status, action.arguments)
@@ -207,7 +230,11 @@ class AgentLoop:
             value = await tool.call(action.arguments, ctx)
         except TicError as exc:  # a ToolError, or another expected failure
             return ToolStep(action, "failed", "string", str(exc))
-        return ToolStep(action, "done", tool.result_type, render_result(value, tool.result_type))
+        except Exception as exc:  # a bug in a tool: the turn goes on, the log has it all
+            log.error("tool %s failed unexpectedly", action.tool, exc_info=exc)
+            return ToolStep(action, "failed", "string", f"{action.tool} failed: {one_line(exc)}")
+        result = render_result(value, tool.result_type)
+        return ToolStep(action, "done", tool.result_type, result, outside=tool.outside_content)
 
     def delegate_to(self, parent: AgentDefinition) -> Callable[[str, int], Any]:
         async def delegate(task: str, depth: int) -> str:

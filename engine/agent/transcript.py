@@ -8,6 +8,7 @@ from typing import Any
 
 from engine.agent.actions import Action
 from engine.agent.loop import ToolStep, Transcript, result_message
+from engine.agent.taint import OUTSIDE, as_data, is_outside
 from engine.llm.base import Completion, Message
 from engine.store import chat
 from engine.store.db import database
@@ -19,20 +20,24 @@ HISTORY_WINDOW = 40
 
 def prompt_messages(session_id: int, window: int = HISTORY_WINDOW) -> list[Message]:
     """The last ``window`` stored messages rendered for the model: replies and tool calls as
-    the JSON actions the model writes, tool results as the messages it reads."""
+    the JSON actions the model writes, tool results as the messages it reads (those holding
+    outside content inside an untrusted-content block, see ``engine.agent.taint``)."""
     out: list[Message] = []
     for row, calls in chat.recent_messages(window, session_id):
         if row.role == "user":
             out.append({"role": "user", "content": row.content})
             continue
+        outside = is_outside(row.meta)
         for call in calls:
             action = Action("tool", tool=call.name, arguments=call.arguments or {})
             out.append({"role": "assistant", "content": action.to_json()})
             if call.status in ("done", "failed", "rejected"):
-                step = ToolStep(action, call.status, call.result_type, call.result or "")
+                result = call.result or ""
+                step = ToolStep(action, call.status, call.result_type, result, outside=outside)
                 out.append(result_message(step))
         if row.content:
-            out.append({"role": "assistant", "content": Action("reply", row.content).to_json()})
+            text = as_data(row.content) if outside else row.content
+            out.append({"role": "assistant", "content": Action("reply", text).to_json()})
     return out
 
 
@@ -69,7 +74,15 @@ class StoredTranscript(Transcript):
         )
 
     def end_tool(self, handle: ChatToolCall, step: ToolStep) -> None:
-        chat.finish_tool_call(handle, step.status, step.result_type, step.result, utcnow())
+        with database.atomic():
+            chat.finish_tool_call(handle, step.status, step.result_type, step.result, utcnow())
+            if step.outside:
+                chat.update_meta(handle.message_id, {OUTSIDE: True})
+
+    def outside_content(self) -> bool:
+        return any(
+            is_outside(row.meta) for row, _ in chat.recent_messages(self.window, self.session_id)
+        )
 
     def add_reply(self, text: str, completion: Completion) -> ChatMessage:
         """The reply and whatever ``on_reply`` marks (delivered notifications) commit together."""

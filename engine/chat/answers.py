@@ -225,6 +225,20 @@ def rule_answer(arguments: dict[str, Any], status: str, result: str) -> str:
 READ_AS = re.compile(r"\(read as \u201c(.+)\u201d\)$")
 
 
+def silenced_answer(total: int, days: int) -> str:
+    """How much a mute's rule would have silenced lately (this notification included)."""
+    what = "1 notification" if total == 1 else f"{total} notifications"
+    return f"In the last {days} days it would have silenced {what}."
+
+
+def unidentified_answer(summary: str) -> str:
+    """A notification whose sender nothing identifies: no rule could be keyed on it."""
+    return (
+        f"I added no rule for \u201c{_one_line(summary)}\u201d: nothing in it tells its sender "
+        "apart from anyone using the same name. Add a rule yourself if you want it gone."
+    )
+
+
 REPEATS = {"daily": "every day", "weekdays": "every weekday", "monthly": "every month"}
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 
 from engine.chat.facts import NoteFacts, fold
+from engine.clock import clamp_instant
 
 MONTHS = {
     name: number
@@ -220,7 +221,7 @@ class Known:
             if m.group(4) is not None and m.group(6):
                 stamp = m.group(0).replace(" ", "T").upper().replace("Z", "+00:00")
                 try:
-                    self.add_moment(datetime.fromisoformat(stamp), now, tz)
+                    self.add_moment(clamp_instant(datetime.fromisoformat(stamp)), now, tz)
                 except ValueError:
                     pass
         for hour, minute, suffix in TIME.findall(text) + TIME_SUFFIX.findall(text):

@@ -109,8 +109,8 @@ class NoteFacts:
         """Every piece of text the facts hold, for looking words up."""
         out = [self.summary, self.why, self.who or "", self.address or "", self.chat or ""]
         out += [self.title or "", self.text, self.location or ""]
-        if self.event is not None:
-            out.append(self.event.to_json())
+        if self.event is not None:  # the working copy: an original cut on ingest stays out
+            out.append(self.event.model_dump_json(exclude={"original", "notes"}))
         return out
 
 

@@ -1,10 +1,12 @@
-"""The chat history as plain rows (for ``tic history`` and any UI)."""
+"""The chat history as plain rows (for ``tic history`` and any UI); each "why" entry says
+what was cut from its event on arrival (``notes``; the originals stay in the store)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from engine.store import chat
+from engine.store.inbox import event_notes
 
 
 def history_rows(limit: int = 50, session_id: int | None = None) -> list[dict[str, Any]]:
@@ -21,7 +23,10 @@ def history_rows(limit: int = 50, session_id: int | None = None) -> list[dict[st
                 "reasoning_content": m.reasoning_content,
                 "kind": meta.get("kind"),
                 "sources": meta.get("sources", []),
-                "why": meta.get("why", []),
+                "why": [
+                    {**why, "notes": event_notes(why.get("event_id"))}
+                    for why in meta.get("why", [])
+                ],
                 "fallback": bool(meta.get("fallback")),
                 "composed": bool(meta.get("composed")),
                 "replaced": meta.get("replaced") or [],

@@ -9,13 +9,14 @@ to the user and runs on their "yes"."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from datetime import datetime
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from engine.agent.actions import Action
 from engine.agent.loop import AgentLoop, render_result
+from engine.agent.taint import OUTSIDE
 from engine.agent.tools.base import ToolContext
 from engine.agent.transcript import StoredTranscript, pending_proposal
 from engine.bus import EventBus, ReplyStarted, ToolCalled, TurnFailed, UserMessageAdded
@@ -29,7 +30,9 @@ from engine.chat.answers import (
     proposal,
     reminder_answer,
     rule_answer,
+    silenced_answer,
     tool_answer,
+    unidentified_answer,
 )
 from engine.chat.delivery import BATCH_WINDOW_SECONDS, Delivery
 from engine.chat.intents import (
@@ -43,11 +46,16 @@ from engine.chat.turns import Turns
 from engine.clock import utcnow
 from engine.errors import TicError
 from engine.llm.capability import is_builtin
-from engine.store import chat
+from engine.store import chat, inbox
 from engine.store.inbox import stored_event
 from engine.store.models import ChatMessage, ChatSession, Notification
 from engine.tasks import one_line
-from engine.triage.feedback import never_rule_for
+from engine.triage.feedback import never_rule_for, would_silence
+from engine.triage.summary import summarize
+from engine.types import MutePreview, SilencedEvent
+
+PREVIEW_DAYS = 30
+PREVIEW_LIMIT = 20  # silenced notifications listed in a preview (the total is counted)
 
 
 class ChatHub:
@@ -139,7 +147,8 @@ class ChatHub:
         if lookup is not None and lookup.tool in self.loop.registry.names():
             status, result = await self._run_tool_for_user(sid, lookup.tool, lookup.arguments)
             answer = lookup_answer(lookup.tool, lookup.about, status, result, now)
-            return self._composed(sid, "user", answer)
+            outside = self.loop.registry.get(lookup.tool).outside_content
+            return self._composed(sid, "user", answer, outside=outside)
         if self.tiny:
             return self._composed(sid, "user", self._tiny_answer(text, decision))
         return await self.turns.run(StoredTranscript(sid, "user"), propose=_proposal)
@@ -156,12 +165,16 @@ class ChatHub:
             return NOTHING_PENDING
         return cannot_answer(builtin=builtin)
 
-    def _composed(self, session_id: int, kind: str, text: str) -> ChatMessage:
-        """A reply composed in code from the facts, recorded as such."""
+    def _composed(
+        self, session_id: int, kind: str, text: str, *, outside: bool = False
+    ) -> ChatMessage:
+        """A reply composed in code from the facts, recorded as such (``outside``: it quotes
+        what outside senders wrote, see ``engine.agent.taint``)."""
         self.bus.publish(ReplyStarted(session_id, kind))
-        message = chat.add_message(
-            session_id, "assistant", text, meta={"kind": kind, "composed": True}
-        )
+        meta: dict[str, Any] = {"kind": kind, "composed": True}
+        if outside:
+            meta[OUTSIDE] = True
+        message = chat.add_message(session_id, "assistant", text, meta=meta)
         self.turns.finished(message, kind, [])
         return message
 
@@ -170,26 +183,60 @@ class ChatHub:
         async with self.turns.lock(sid):
             return await self.turns.run(StoredTranscript(sid, kind))
 
-    async def mute(self, reply_message_id: int) -> ChatMessage:
-        """ "Don't notify me about this" on a notification reply: a Never-notify rule for
-        that kind of event, applied through ``add_notification_rule`` (a recurring reminder
-        is cancelled instead), confirmed in words composed from what changed."""
+    def mute_plan(self, reply_message_id: int) -> MutePlan:
+        """What "Don't notify me about this" on a notification reply would do: a Never rule
+        per kind of event, keyed on who sent it (``never_rule_for``); a recurring reminder
+        cancelled instead; nothing for an event nothing identifies."""
         reply = chat.get_message(reply_message_id)
         notes = chat.notifications_of_reply(reply_message_id)
         if reply is None or not notes:
             raise TicError(f"message {reply_message_id} is not a notification")
-        actions: list[tuple[str, dict[str, Any]]] = []
+        plan = MutePlan(reply, notes)
         for note in notes:
             event = stored_event(note.event_id) if note.event_id is not None else None
             if event is not None:
-                actions.append(
-                    ("add_notification_rule", {"section": "never", "rule": never_rule_for(event)})
-                )
+                rule = never_rule_for(event)
+                if rule is None:
+                    plan.unidentified.append(note)
+                    continue
+                plan.add("add_notification_rule", {"section": "never", "rule": rule})
             elif note.source == "cron" and note.refs.get("job_id"):
-                actions.append(("cancel_job", {"job_id": int(note.refs["job_id"])}))
-        unique = list({json.dumps(a, sort_keys=True): a for a in actions}.values())
-        about = "; ".join(n.summary for n in notes)[:300]
-        sid = reply.session_id
+                plan.add("cancel_job", {"job_id": int(note.refs["job_id"])})
+        return plan
+
+    def mute_preview(self, reply_message_id: int, days: int = PREVIEW_DAYS) -> MutePreview:
+        """The rules a mute would add, and the notifications of the last ``days`` days they
+        would have silenced (newest first), before anything changes."""
+        plan = self.mute_plan(reply_message_id)
+        rules = [
+            str(args["rule"]) for name, args in plan.actions if name == "add_notification_rule"
+        ]
+        jobs = [int(args["job_id"]) for name, args in plan.actions if name == "cancel_job"]
+        now = self.clock()
+        silenced = would_silence(rules, inbox.notified_since(now - timedelta(days=days)), now)
+        return MutePreview(
+            rules=rules,
+            cancelled_jobs=jobs,
+            silenced=[
+                SilencedEvent(
+                    e.id, e.source, e.sender.display() if e.sender else "", e.time, summarize(e)
+                )
+                for e in silenced[:PREVIEW_LIMIT]
+            ],
+            silenced_total=len(silenced),
+            unidentified=[n.summary for n in plan.unidentified],
+            days=days,
+        )
+
+    async def mute(self, reply_message_id: int) -> ChatMessage:
+        """ "Don't notify me about this" on a notification reply: a Never-notify rule for
+        that kind of event, keyed on who sent it, applied through ``add_notification_rule``
+        (a recurring reminder is cancelled instead), confirmed in words composed from what
+        changed and what it would have silenced in the last days."""
+        preview = self.mute_preview(reply_message_id)
+        plan = self.mute_plan(reply_message_id)
+        about = "; ".join(n.summary for n in plan.notes)[:300]
+        sid = plan.reply.session_id
         now = self.clock().astimezone()
         async with self.turns.lock(sid):
             request = chat.add_message(
@@ -200,9 +247,12 @@ class ChatHub:
             )
             self.bus.publish(UserMessageAdded(sid, request.id, request.content))
             answers = []
-            for name, args in unique:
+            for name, args in plan.actions:
                 status, result = await self._run_tool_for_user(sid, name, args)
                 answers.append(tool_answer(name, args, status, result, now))
+            answers += [unidentified_answer(summary) for summary in preview.unidentified]
+            if preview.rules:
+                answers.append(silenced_answer(preview.silenced_total, preview.days))
             return self._composed(sid, "feedback", "\n".join(answers) or "Noted.")
 
     async def _run_tool_for_user(
@@ -222,7 +272,7 @@ class ChatHub:
             result, status = one_line(exc), "failed"
         chat.add_tool_message(
             session_id,
-            {"kind": "feedback"},
+            {"kind": "feedback", OUTSIDE: True} if tool.outside_content else {"kind": "feedback"},
             name=name,
             arguments=args,
             status=status,
@@ -236,3 +286,15 @@ class ChatHub:
 
 def _proposal(action: Action) -> str:
     return proposal(action.tool, action.arguments)
+
+
+@dataclass
+class MutePlan:
+    reply: ChatMessage
+    notes: list[Notification]
+    actions: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    unidentified: list[Notification] = field(default_factory=list)
+
+    def add(self, name: str, args: dict[str, Any]) -> None:
+        if (name, args) not in self.actions:
+            self.actions.append((name, args))

@@ -16,6 +16,7 @@ from engine.agent.tools.base import ToolContext
 from engine.agent.transcript import StoredTranscript
 from engine.bus import EventBus, ReplyFinished, ReplyStarted, ReplyToken, ToolCalled
 from engine.chat.wording import sender_of
+from engine.store.inbox import event_notes
 from engine.store.models import ChatMessage, Notification
 
 
@@ -109,7 +110,13 @@ class Turns:
                 text=reply.content,
                 kind=kind,
                 notifications=[
-                    dict(n.as_payload(), reason=n.reason, rule=n.rule, sender=sender_of(n))
+                    dict(
+                        n.as_payload(),
+                        reason=n.reason,
+                        rule=n.rule,
+                        sender=sender_of(n),
+                        notes=event_notes(n.event_id),
+                    )
                     for n in delivered
                 ],
                 fallback=bool((reply.meta or {}).get("fallback")),

@@ -73,6 +73,14 @@ def finish_tool_call(
     call.save()
 
 
+def update_meta(message_id: int, changes: dict[str, Any]) -> None:
+    """Add ``changes`` to a stored message's meta."""
+    msg = get_message(message_id)
+    if msg is not None:
+        msg.meta = {**(msg.meta or {}), **changes}
+        msg.save()
+
+
 def recent_messages(
     limit: int, session_id: int | None = None
 ) -> list[tuple[ChatMessage, list[ChatToolCall]]]:

@@ -49,7 +49,12 @@ class UtcDateTimeField(_Text[_V]):
             return None
         if value.tzinfo is None:
             raise ValueError("naive datetime given to a UTC column")
-        return value.astimezone(UTC).isoformat(timespec="microseconds")
+        try:
+            utc = value.astimezone(UTC)
+        except OverflowError:  # years 1 and 9999 shifted past the ends of the calendar
+            edge = datetime.min if value.year < 5000 else datetime.max
+            utc = edge.replace(tzinfo=UTC)
+        return utc.isoformat(timespec="microseconds")
 
     def python_value(self, value: str | None) -> datetime | None:
         return None if value is None else datetime.fromisoformat(value)

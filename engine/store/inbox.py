@@ -8,13 +8,15 @@ so crashes never use up what a later error is allowed."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from datetime import datetime
+
+from peewee import fn
 
 from engine.clock import utcnow
 from engine.events import Event
 from engine.store.db import database
-from engine.store.models import AgentRun, EventRecord
+from engine.store.models import AgentRun, EventRecord, Notification
 
 
 def ingest(events: list[Event]) -> int:
@@ -35,7 +37,7 @@ def ingest(events: list[Event]) -> int:
                     subject=event.subject,
                     text=event.text,
                     chat_name=event.chat.name if event.chat else None,
-                    calendar_start=cal.start if cal and cal.start and cal.start.tzinfo else None,
+                    calendar_start=cal.start if cal else None,
                     payload=event.to_json(),
                     ingested_at=utcnow(),
                 )
@@ -53,15 +55,15 @@ def recover_events() -> int:
     return int(query.execute())
 
 
-def claim(limit: int) -> list[EventRecord]:
-    """The oldest pending events, at most ``limit``, now 'processing'."""
+def claim(limit: int, exclude: Collection[int] = ()) -> list[EventRecord]:
+    """The oldest pending events, at most ``limit``, now 'processing' (an attempt is counted
+    only when a run fails, in ``release``); ``exclude``: record ids not to claim (those that
+    already failed in this tick)."""
     with database.atomic():
-        batch = list(
-            EventRecord.select()
-            .where(EventRecord.status == "pending")
-            .order_by(EventRecord.time, EventRecord.id)
-            .limit(limit)
-        )
+        query = EventRecord.select().where(EventRecord.status == "pending")
+        if exclude:
+            query = query.where(EventRecord.id.not_in(list(exclude)))
+        batch = list(query.order_by(EventRecord.time, EventRecord.id).limit(limit))
         if batch:
             EventRecord.update(status="processing").where(
                 EventRecord.id.in_([r.id for r in batch])
@@ -122,6 +124,12 @@ def stored_event(event_id: str) -> Event | None:
     return Event.model_validate_json(row.payload) if row is not None else None
 
 
+def event_notes(event_id: str | None) -> list[str]:
+    """What bounding changed in a stored event on ingest (its originals are kept with it)."""
+    event = stored_event(event_id) if event_id else None
+    return list(event.notes) if event is not None else []
+
+
 def event_sender(event_id: str) -> str | None:
     """Who a stored event came from: the sender's name or address, else its chat's name."""
     row = (
@@ -135,3 +143,45 @@ def event_sender(event_id: str) -> str | None:
         return None
     name: str | None = row.sender_name or row.sender_address or row.chat_name
     return name
+
+
+def notified_since(since: datetime, limit: int = 2000) -> list[Event]:
+    """The events the user was notified about since ``since`` (newest first, at most
+    ``limit``)."""
+    notified = (
+        Notification.select(Notification.event_id)
+        .where((Notification.created_at >= since) & Notification.event_id.is_null(False))
+        .order_by(Notification.created_at.desc())
+        .limit(limit)
+    )
+    rows = (
+        EventRecord.select(EventRecord.payload)
+        .where(EventRecord.event_id.in_(notified))
+        .order_by(EventRecord.time.desc())
+    )
+    return [Event.model_validate_json(r.payload) for r in rows]
+
+
+def first_sender_domains(names: Iterable[str]) -> dict[str, str]:
+    """For each email display name among ``names``, the domain of the first address it was
+    seen with (in the order events were stored)."""
+    wanted = list({n for n in names if n})
+    if not wanted:
+        return {}
+    first = (
+        EventRecord.select(fn.MIN(EventRecord.id))
+        .where(
+            (EventRecord.source == "email")
+            & EventRecord.sender_name.in_(wanted)
+            & EventRecord.sender_address.contains("@")
+        )
+        .group_by(EventRecord.sender_name)
+    )
+    rows = EventRecord.select(EventRecord.sender_name, EventRecord.sender_address).where(
+        EventRecord.id.in_(first)
+    )
+    return {
+        r.sender_name: r.sender_address.rsplit("@", 1)[1].lower()
+        for r in rows
+        if r.sender_name and r.sender_address
+    }

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -23,16 +23,20 @@ from engine.agent.definitions import AgentDefinition, load_agent, system_prompt
 from engine.errors import TicError
 from engine.events import Event
 from engine.llm.base import LanguageModel, Message
-from engine.triage.classifier import classify
+from engine.tasks import one_line
+from engine.triage.classifier import Classification, classify
 from engine.triage.policy import PolicyDecision, decide_by_rules, heuristic
 from engine.triage.rules.compile import CompiledRule, compile_rules_text
 from engine.triage.rules.parse import NEVER
+from engine.triage.senders import KnownSenders, without_name
 from engine.triage.summary import describe_event, summarize
 from engine.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
 RULES_FILE = "data/notifications.md"
+MODEL_FAILURES = 3
+"""Model failures in a row after which one ``decide_each`` stops asking it."""
 
 
 class RulesFileError(TicError):
@@ -49,6 +53,21 @@ class Decision:
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Undecided:
+    """An event that could not be decided, and why: it fails alone (see ``decide_each``)."""
+
+    id: str
+    error: BaseException
+
+    @property
+    def reason(self) -> str:
+        return one_line(self.error)
+
+    def to_json(self) -> str:
+        return json.dumps({"id": self.id, "error": self.reason}, ensure_ascii=False)
 
 
 def grammar_safe(text: str) -> str:
@@ -111,38 +130,80 @@ class TriageDecider:
         *,
         rules_text: str | None = None,
     ) -> list[Decision]:
-        """Decide every event. ``rules_text`` replaces the workspace's rules file (for
-        ``tic triage``); otherwise the file is read afresh now."""
+        """Decide every event, or raise the error of the first that cannot be decided.
+        ``rules_text`` replaces the workspace's rules file (for ``tic triage``); otherwise
+        the file is read afresh now."""
+        out = []
+        for outcome in await self.decide_each(events, now, rules_text=rules_text):
+            if isinstance(outcome, Undecided):
+                raise outcome.error
+            out.append(outcome)
+        return out
+
+    async def decide_each(
+        self,
+        events: Iterable[Event],
+        now: datetime,
+        *,
+        rules_text: str | None = None,
+        first_seen: Mapping[str, str] | None = None,
+    ) -> list[Decision | Undecided]:
+        """Decide every event on its own: one that cannot be decided (the model failed, or
+        a bug) is an ``Undecided`` with the error and holds up no other. After the model
+        failed ``MODEL_FAILURES`` times in a row, events that need it are not asked about
+        again in this call (they fail with the same error); code still decides the rest.
+
+        ``first_seen``: the domain each email display name was first seen writing from (see
+        ``engine.triage.senders``): an email whose address contradicts what is known for its
+        display name is matched against the rules without that name."""
         text = self.read_rules() if rules_text is None else rules_text
         compiled = compile_rules_text(text)
+        known = KnownSenders.from_rules(compiled, first_seen)
         unclear = [c for c in compiled if not c.understood]
         if unclear and self.model.capability != "capable":
             unclear = []  # a tiny model is not trusted with lines code could not read
         system: Message | None = None
-        decisions = []
+        model_failures: list[TicError] = []
+        out: list[Decision | Undecided] = []
         for event in events:
-            kinds = classify(event)
-            verdict = decide_by_rules(event, now, compiled, kinds)
-            if verdict is None and unclear:
-                if system is None:
-                    overrides = {RULES_FILE: text}
-                    system = {
-                        "role": "system",
-                        "content": system_prompt(self.agent(), self.workspace, overrides),
-                    }
-                verdict = await self._ask_model(system, unclear, event, now)
-            if verdict is None:
-                verdict = heuristic(event, now, kinds)
-            decisions.append(
-                Decision(
-                    id=event.id,
-                    notify=verdict.notify,
-                    summary=summarize(event) if verdict.notify else None,
-                    reason=verdict.reason,
-                    rule=verdict.rule,
+            try:
+                impostor = known.impostor(event)
+                ruled = without_name(event) if impostor else event
+                kinds = classify(ruled)
+                verdict = decide_by_rules_safely(ruled, now, compiled, kinds)
+                if impostor and verdict == decide_by_rules_safely(event, now, compiled):
+                    impostor = None  # its name made no difference: nothing to explain
+                if verdict is None and unclear:
+                    if len(model_failures) >= MODEL_FAILURES:
+                        raise model_failures[-1]
+                    if system is None:
+                        overrides = {RULES_FILE: text}
+                        system = {
+                            "role": "system",
+                            "content": system_prompt(self.agent(), self.workspace, overrides),
+                        }
+                    try:
+                        verdict = await self._ask_model(system, unclear, ruled, now)
+                    except TicError as exc:
+                        model_failures.append(exc)
+                        raise
+                    model_failures.clear()
+                if verdict is None:
+                    verdict = heuristic(event, now, kinds if ruled is event else None)
+                if impostor:
+                    verdict = replace(verdict, reason=f"{verdict.reason} ({impostor})")
+                out.append(
+                    Decision(
+                        id=event.id,
+                        notify=verdict.notify,
+                        summary=summarize(event) if verdict.notify else None,
+                        reason=verdict.reason,
+                        rule=verdict.rule,
+                    )
                 )
-            )
-        return decisions
+            except Exception as exc:
+                out.append(Undecided(event.id, exc))
+        return out
 
     @staticmethod
     def decide_in_code(
@@ -203,3 +264,40 @@ class TriageDecider:
         return PolicyDecision(
             notify, f"{why}: {reason}" if reason else why, rule.rule.text, "model"
         )
+
+
+def decide_by_rules_safely(
+    event: Event,
+    now: datetime,
+    compiled: list[CompiledRule],
+    kinds: Classification | None = None,
+) -> PolicyDecision | None:
+    """``decide_by_rules``, but a rule line that fails on this event (a bug, a number out of
+    range) is left out, logged, and named in the decision's reason: one line can neither
+    stop the others nor the event."""
+    try:
+        return decide_by_rules(event, now, compiled, kinds)
+    except Exception:
+        broken: list[tuple[CompiledRule, str]] = []
+        for rule in compiled:
+            try:
+                decide_by_rules(event, now, [rule])
+            except Exception as exc:
+                broken.append((rule, one_line(exc)))
+        if not broken:
+            raise
+        for rule, error in broken:
+            log.error(
+                "rule line %d (\u201c%s\u201d) failed on event %s and was skipped: %s",
+                rule.rule.line_number,
+                rule.rule.text[:80],
+                event.id,
+                error,
+            )
+        failed = {id(rule) for rule, _ in broken}
+        verdict = decide_by_rules(event, now, [c for c in compiled if id(c) not in failed])
+        skipped = "; ".join(f"line {r.rule.line_number}: {e}" for r, e in broken)
+        note = f" (rule lines that could not be applied were skipped: {skipped})"
+        if verdict is None:
+            return None
+        return replace(verdict, reason=verdict.reason + note)

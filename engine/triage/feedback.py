@@ -1,11 +1,24 @@
 """Turning "Don't notify me about this" into a well-formed Never-notify rule.
 
-The rule names what identifies this kind of event (the sender, the group, the calendar
-event), so the next tick drops its like and nothing else."""
+The rule names who sent the event by what identifies them, never by the display name,
+which any sender chooses ("Tomas Herrera <offers@cheap-pills.example>", a group named
+"Marco", "My Bank" from a phishing address): an email by its sender's address, a WhatsApp
+message by its chat's id (group or direct chat: a group named like a person never mutes
+that person's direct chat), a calendar event by its title. The chat's name is shown in
+quotes for the reader; rules match the id alone (``engine.triage.rules.identity``)."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+from datetime import datetime
+
 from engine.events import Event
+from engine.triage.policy import decide_by_rules
+from engine.triage.rules.compile import compile_rules_text
+from engine.triage.rules.identity import chat_rule
+
+_ADDRESS = re.compile(r"[^\s@<>()\"“”,;:\[\]]+@[^\s@<>()\"“”,;:\[\]]+\.[^\s@<>()\"“”,;:\[\]]+")
 
 
 def _quoted(text: str | None, limit: int = 80) -> str:
@@ -13,24 +26,23 @@ def _quoted(text: str | None, limit: int = 80) -> str:
     return f"\u201c{text[:limit]}\u201d"
 
 
-def never_rule_for(event: Event) -> str:
-    sender = event.sender
-    name = (sender.name or "").strip() if sender else ""
-    address = (sender.address or "").strip() if sender else ""
+def sender_address(event: Event) -> str | None:
+    """The sender's address when it is one (lower case), else None."""
+    address = (event.sender.address or "").strip().lower() if event.sender else ""
+    return address if _ADDRESS.fullmatch(address) else None
+
+
+def never_rule_for(event: Event) -> str | None:
+    """The Never rule for this kind of event, or None when nothing in it identifies its
+    sender (an email with no address, a WhatsApp message with no chat id)."""
     if event.source == "email":
-        bulk = bool(
-            event.headers.get("List-Unsubscribe")
-            or event.headers.get("Precedence", "").lower() in ("bulk", "list")
-        )
-        what = "Newsletters and promotions" if bulk else "Emails"
-        if name and address:
-            return f"{what} from {name} ({address})"
-        return f"{what} from {name or address or 'this sender'}"
+        address = sender_address(event)
+        return f"Emails from {address}" if address else None
     if event.source == "whatsapp":
-        if event.chat and event.chat.is_group and event.chat.name:
-            return f"WhatsApp messages in the {_quoted(event.chat.name)} group"
-        who = name or (event.chat.name if event.chat else "") or address
-        return f"WhatsApp messages from {who or 'this contact'}"
+        chat = event.chat
+        if chat is None or not chat.id:
+            return None
+        return chat_rule(chat.id, chat.name or "", group=chat.is_group)
     if event.source == "calendar":
         title = _quoted(event.subject)
         return {
@@ -39,3 +51,16 @@ def never_rule_for(event: Event) -> str:
             "calendar.cancelled": f"Cancellations of the calendar event {title}",
         }.get(event.event_type, f"New calendar invitations titled {title}")
     return f"{event.source} events like {_quoted(event.subject or event.text)}"
+
+
+def would_silence(rules: list[str], events: Iterable[Event], now: datetime) -> list[Event]:
+    """The events that these Never rules would have dropped."""
+    if not rules:
+        return []
+    compiled = compile_rules_text("## Never notify\n" + "".join(f"- {r}\n" for r in rules))
+    silenced = []
+    for event in events:
+        verdict = decide_by_rules(event, now, compiled)
+        if verdict is not None and not verdict.notify:
+            silenced.append(event)
+    return silenced

@@ -1,27 +1,35 @@
 """The TIC runner: claims pending events oldest first, lets TIC decide, hands what is worth it
-to ``notify``, and only then marks the events done. A crash or model error leaves the events
-to be retried (bounded attempts); a retried event is never notified twice."""
+to ``notify``, and only then marks the events done. Each event is decided, notified and
+marked on its own: a crash or a model error leaves it to be retried (bounded attempts), a
+retried event is never notified twice, and an event that fails holds up no other."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
 from engine.agent.tools.base import ToolContext, ToolRegistry
+from engine.agent.tools.notify import NOTIFICATION_SCHEMA
+from engine.bounds import cut
 from engine.bus import EventBus, TickFinished, TickStarted
 from engine.clock import utcnow
+from engine.errors import TicError
 from engine.events import Event
 from engine.store import inbox
 from engine.store.db import database
 from engine.store.models import EventRecord
 from engine.tasks import Periodic, one_line, report
-from engine.triage.decider import RulesFileError, TriageDecider
+from engine.triage.decider import Decision, RulesFileError, TriageDecider, Undecided
 
 log = logging.getLogger(__name__)
+
+_FIELDS = NOTIFICATION_SCHEMA["properties"]
+EVENT_TYPE_LIMIT: int = _FIELDS["event_type"]["maxLength"]
+SUMMARY_LIMIT: int = _FIELDS["summary"]["maxLength"]
 
 
 class Notify(Protocol):
@@ -39,6 +47,24 @@ class TickResult:
     failed: int = 0
     skipped: bool = False
     error: str | None = None
+
+
+@dataclass
+class _BatchResult:
+    events: int = 0
+    notified: int = 0
+    failed: int = 0  # given up on for good (attempts spent, or corrupt)
+    errors: list[str] = field(default_factory=list)
+    retry: list[int] = field(default_factory=list)  # records released in this batch
+
+
+def _summary(errors: list[str]) -> str | None:
+    """The tick's error in one line: the reason, and how many events failed when many did."""
+    if not errors:
+        return None
+    if len(errors) == 1:
+        return errors[0]
+    return f"{errors[0]} ({len(errors)} events failed)"
 
 
 class TicRunner:
@@ -70,7 +96,9 @@ class TicRunner:
         return self._lock.locked()
 
     async def tick(self) -> TickResult:
-        """Run TIC over every pending event now. A tick while one runs is skipped."""
+        """Run TIC over every pending event now. A tick while one runs is skipped. Each
+        event is decided, notified and marked on its own: one that fails is retried on a
+        later tick (boundedly) and holds up no other."""
         if self._lock.locked():
             return TickResult(skipped=True)
         async with self._lock:
@@ -81,67 +109,86 @@ class TicRunner:
                 self.bus.publish(TickFinished(0, 0, str(exc)))
                 return TickResult(error=str(exc))
             total = notified = failed = 0
+            errors: list[str] = []
+            tried: set[int] = set()  # failed in this tick: not claimed again until the next
             while True:
-                batch = inbox.claim(self.batch_size)
+                batch = inbox.claim(self.batch_size, exclude=tried)
                 if not batch:
                     break
                 self.bus.publish(TickStarted(len(batch)))
                 result = await self._run_batch(batch)
+                tried.update(result.retry)
                 total += result.events
                 notified += result.notified
                 failed += result.failed
-                self.bus.publish(
-                    TickFinished(result.events, result.notified, result.error, result.failed)
-                )
-                if result.error:
-                    return TickResult(total, notified, failed, error=result.error)
-            return TickResult(total, notified, failed)
+                errors += result.errors
+                error = _summary(result.errors)
+                self.bus.publish(TickFinished(result.events, result.notified, error, result.failed))
+            return TickResult(total, notified, failed, error=_summary(errors))
 
-    async def _run_batch(self, batch: list[EventRecord]) -> TickResult:
+    async def _run_batch(self, batch: list[EventRecord]) -> _BatchResult:
         run = inbox.start_run("tic", len(batch), self.clock())
-        notified = 0
-        claimed = len(batch)
+        result = _BatchResult(events=len(batch))
         batch = self._set_aside_corrupt(batch)
-        corrupt = claimed - len(batch)
+        result.failed = result.events - len(batch)
         try:
             events = [Event.model_validate_json(r.payload) for r in batch]
-            decisions = await self.decider.decide(events, self.clock())
-            notify_tool = self.registry.get("notify")
-            ctx = ToolContext(
-                workspace=self.decider.workspace, now=self.clock(), depth=0, agent="tic"
+            names = [e.sender.name for e in events if e.source == "email" and e.sender]
+            first_seen = inbox.first_sender_domains(n for n in names if n)
+            outcomes = await self.decider.decide_each(events, self.clock(), first_seen=first_seen)
+        except Exception as exc:  # the decider itself failed: every event is retried
+            outcomes = [Undecided(e.event_id, exc) for e in batch]
+            events = []
+        by_id = {e.id: e for e in events}
+        decided = {o.id: o for o in outcomes}
+        for record in batch:
+            outcome = decided.get(record.event_id) or Undecided(
+                record.event_id, TicError("TIC gave no decision for it")
             )
-            for event, decision in zip(events, decisions, strict=True):
-                if not decision.notify or not decision.summary:
-                    continue
-                ctx.notify = self._notifier(decision.reason, decision.rule)
-                outcome = await notify_tool.call(
-                    {
-                        "source": event.source,
-                        "event_type": event.event_type,
-                        "summary": decision.summary,
-                        "event_time": event.time.isoformat(),
-                        "refs": {**event.refs, "event_id": event.id},
-                    },
-                    ctx,
-                )
-                notified += outcome == "queued"
-            with database.atomic():
-                for record, decision in zip(batch, decisions, strict=True):
+            try:
+                if isinstance(outcome, Undecided):
+                    raise outcome.error
+                event = by_id[outcome.id]
+                if outcome.notify and outcome.summary:
+                    result.notified += await self._notify(event, outcome) == "queued"
+                with database.atomic():
                     inbox.mark_done(
-                        record, self.clock(), decision.notify, decision.reason, decision.rule
+                        record, self.clock(), outcome.notify, outcome.reason, outcome.rule
                     )
-                inbox.finish_run(run, self.clock(), notified)
-            return TickResult(claimed, notified, corrupt)
-        except Exception as exc:
-            # A TicError (the model failed) is expected; anything else is a bug, logged with
-            # its traceback and counted. Either way the events are retried, boundedly.
-            message = report(
-                exc, "TIC run failed", logger=log, bus=self.bus, expected_level=logging.ERROR
-            )
-            with database.atomic():
-                failed = inbox.release([r.id for r in batch], message, self.max_attempts)
-                inbox.finish_run(run, self.clock(), notified, error=message)
-            return TickResult(claimed, notified, failed + corrupt, error=message)
+            except Exception as exc:
+                self._failed(record, exc, result)
+        with database.atomic():
+            inbox.finish_run(run, self.clock(), result.notified, error=_summary(result.errors))
+        return result
+
+    async def _notify(self, event: Event, decision: Decision) -> object:
+        ctx = ToolContext(workspace=self.decider.workspace, now=self.clock(), depth=0, agent="tic")
+        ctx.notify = self._notifier(decision.reason, decision.rule)
+        summary = decision.summary or ""
+        args = {
+            "source": event.source,
+            "event_type": cut(event.event_type, EVENT_TYPE_LIMIT),
+            "summary": cut(summary, SUMMARY_LIMIT),
+            "event_time": event.time.isoformat(),
+            "refs": {**event.refs, "event_id": event.id},
+        }
+        return await self.registry.get("notify").call(args, ctx)
+
+    def _failed(self, record: EventRecord, exc: BaseException, result: _BatchResult) -> None:
+        """One event failed: it alone goes back to pending (or is given up once its
+        attempts are spent), with its reason. A TicError (the model failed) is expected;
+        anything else is a bug, logged with its traceback and counted."""
+        message = report(
+            exc,
+            f"TIC could not handle event {record.event_id}",
+            logger=log,
+            bus=self.bus,
+            expected_level=logging.ERROR,
+        )
+        with database.atomic():
+            result.failed += inbox.release([record.id], message, self.max_attempts)
+        result.errors.append(message)
+        result.retry.append(record.id)
 
     def _set_aside_corrupt(self, batch: list[EventRecord]) -> list[EventRecord]:
         """A stored event that no longer parses is marked failed with the reason (and logged),

@@ -55,13 +55,13 @@ def _when(moment: datetime | None, tz: tzinfo | None) -> str:
 
 def summarize(event: Event) -> str:
     """A neutral, third-person statement of who and what, built from the event's fields."""
-    who = (event.sender.name or event.sender.address) if event.sender else None
+    who = _short((event.sender.name or event.sender.address) if event.sender else None, 80)
     if event.source == "email":
         about = f" about \u201c{_short(event.subject, 120)}\u201d" if event.subject else ""
         return f"{who or 'Someone'} sent an email{about}."
     if event.source == "whatsapp":
         where = (
-            f" in the group \u201c{event.chat.name}\u201d"
+            f" in the group \u201c{_short(event.chat.name, 80)}\u201d"
             if event.chat and event.chat.is_group and event.chat.name
             else ""
         )

@@ -276,3 +276,98 @@ async def test_invalid_arguments_are_rejected_before_running(
 async def test_arguments_must_be_an_object(workspace: Workspace) -> None:
     with pytest.raises(ToolError, match=r"^read_file: arguments must be an object$"):
         await ReadFileTool().call(["notifications.md"], ToolContext(workspace=workspace, now=NOW))
+
+
+# hostile and broken inputs: one line each, nothing left behind (issue 12) ------------------
+
+
+@pytest.mark.parametrize("path", ["notes\x00.md", "no\x00tes/x.md", "a\nb.md", "tab\t.md"])
+async def test_a_nul_byte_or_control_character_in_a_path_is_one_line(
+    workspace: Workspace, path: str
+) -> None:
+    for tool, extra in (
+        (ReadFileTool(), {}),
+        (WriteFileTool(), {"content": "x"}),
+        (EditFileTool(), {"old_text": "a", "new_text": "b"}),
+    ):
+        message = await refused(tool, workspace, path=path, **extra)
+        assert message == "refused: the path holds a NUL byte or another control character"
+    assert leftovers(workspace.data_dir) == []
+
+
+async def test_a_name_too_long_is_one_line(workspace: Workspace) -> None:
+    path = "notes/" + "é" * 130  # 260 bytes in 130 characters
+    for tool, extra in ((WriteFileTool(), {"content": "x"}), (ReadFileTool(), {})):
+        message = await refused(tool, workspace, path=path, **extra)
+        assert message == "a name in the path is longer than 255 bytes"
+    assert leftovers(workspace.data_dir) == []
+
+
+async def test_the_longest_name_can_be_written(workspace: Workspace) -> None:
+    path = "é" * 127  # 254 bytes: its temporary file's name must fit too
+    assert await run(WriteFileTool(), workspace, path=path, content="x") == (
+        f"wrote data/{path} (1 chars)"
+    )
+    assert leftovers(workspace.data_dir) == []
+
+
+async def test_write_file_onto_a_folder_leaves_no_temporary_file(workspace: Workspace) -> None:
+    (workspace.data_dir / "memory").mkdir(exist_ok=True)
+    message = await refused(WriteFileTool(), workspace, path="memory", content="x")
+    assert message == "data/memory is a folder; give a file name inside it"
+    assert leftovers(workspace.data_dir) == []
+    message = await refused(EditFileTool(), workspace, path="memory", old_text="a", new_text="b")
+    assert message == "data/memory is a folder, not a file"
+    assert await refused(ReadFileTool(), workspace, path="memory") == (
+        "data/memory is a folder, not a file"
+    )
+
+
+async def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary_file(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = workspace.data_dir / "notes.md"
+    target.write_text("old", encoding="utf-8")
+
+    def full_disk(self: Path, *args: Any, **kwargs: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "replace", full_disk)
+    message = await refused(WriteFileTool(), workspace, path="notes.md", content="new")
+    assert message == "cannot write data/notes.md: no space left on device"
+    assert target.read_text() == "old"
+    assert leftovers(workspace.data_dir) == []
+
+
+async def test_edit_file_on_a_file_that_is_not_utf8_is_one_line(workspace: Workspace) -> None:
+    (workspace.data_dir / "photo.md").write_bytes(b"caf\xe9 \xff\xfe")
+    message = await refused(
+        EditFileTool(), workspace, path="photo.md", old_text="caf", new_text="x"
+    )
+    assert message == "data/photo.md is not UTF-8 text; only text files can be read or edited"
+    assert await refused(ReadFileTool(), workspace, path="photo.md") == message
+    assert (workspace.data_dir / "photo.md").read_bytes() == b"caf\xe9 \xff\xfe"
+
+
+@pytest.mark.allow_log_warnings
+async def test_a_tool_that_fails_unexpectedly_fails_its_step_not_the_turn(
+    workspace: Workspace, caplog: pytest.LogCaptureFixture
+) -> None:
+    from engine.agent.actions import Action
+    from engine.agent.loop import AgentLoop
+    from engine.agent.tools.base import ToolRegistry
+    from engine.llm.scripted import ScriptedModel
+
+    class Broken(ReadFileTool):
+        async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Any:
+            raise ValueError("embedded null byte")
+
+    loop = AgentLoop(ScriptedModel(), ToolRegistry([Broken()]), workspace)
+    step = await loop._run_tool(
+        Action("tool", tool="read_file", arguments={"path": "x.md"}),
+        [Broken()],
+        ToolContext(workspace=workspace, now=NOW),
+    )
+    assert (step.status, step.result) == ("failed", "read_file failed: embedded null byte")
+    (record,) = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert record.exc_info is not None  # logged with its traceback: it is a bug

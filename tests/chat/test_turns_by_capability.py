@@ -100,9 +100,10 @@ async def test_a_tiny_model_confirms_a_mute_from_what_changed(tiny_engine, works
 
     confirmation = await tiny_engine.hub.mute(note["id"])
     assert confirmation.content == (
-        "Done — I won't notify you about emails from Shop (news@shop.example) any more "
-        "(Never notify: Emails from Shop (news@shop.example)). "
-        "I read it as “Never notify: emails from Shop or news@shop.example”."
+        "Done — I won't notify you about emails from news@shop.example any more "
+        "(Never notify: Emails from news@shop.example). "
+        "I read it as \u201cNever notify: emails from news@shop.example\u201d.\n"
+        "In the last 30 days it would have silenced 1 notification."
     )
     assert len(model.calls) == calls  # the model was not asked to confirm
 

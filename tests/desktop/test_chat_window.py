@@ -365,6 +365,20 @@ def test_why_says_when_tic_composed_the_reply(window: ChatWindow) -> None:
     dialog.close()
 
 
+def test_why_says_what_was_cut_on_arrival(window: ChatWindow) -> None:
+    cut = ["sender.name cut to 80 of 5014 characters"]
+    why = [{"event_id": "gmail:9", "summary": "Spam.", "reason": "Direct", "notes": cut}]
+    window.load_history([row(1, "assistant", "Spam.", kind="notification", why=why)])
+    (bubble,) = window.bubbles()
+    dialog = bubble.show_why()
+    assert dialog.texts() == [
+        "Spam.",
+        "Why: Direct",
+        "On arrival: sender.name cut to 80 of 5014 characters",
+    ]
+    dialog.close()
+
+
 # scrolling, status ----------------------------------------------------------------------
 
 

@@ -80,6 +80,20 @@ def tic(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     )
 
 
+def accept_mute_confirmation(env: dict[str, str]) -> None:
+    """Press "Add rule" (the default button) in the app's mute confirmation."""
+    found = subprocess.run(
+        ["xdotool", "search", "--sync", "--onlyvisible", "--name", "Don't notify me about this"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    window = found.stdout.split()[0]
+    for args in (["windowfocus", "--sync", window], ["key", "--clearmodifiers", "Return"]):
+        subprocess.run(["xdotool", *args], env=env, check=True, timeout=30)
+
+
 @pytest.fixture
 def desktop(tmp_path: Path) -> Iterator[tuple[object, object, dict[str, str], Workspace]]:
     home = tmp_path / "home"
@@ -139,10 +153,11 @@ def test_tray_toast_feedback_and_chat_on_a_real_desktop(desktop, tmp_path):
     rules_file = workspace.root / "data" / "notifications.md"
     assert not ipc.request(workspace, {"cmd": "status"})["window_visible"]
     server.invoke(toast["id"], "mute")
+    accept_mute_confirmation(env)  # it shows the rule and what it would have silenced first
 
     def muted() -> bool:
         never = parse_rules(rules_file.read_text()).section(NEVER)
-        return any("Tomas Herrera" in r.text for r in never)
+        return any(r.text == "Emails from tomas@herrera-lutz.es" for r in never)
 
     wait_for(muted, 120, "a Never rule in data/notifications.md")
 

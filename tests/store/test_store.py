@@ -271,7 +271,10 @@ def test_ingest_stores_the_extracted_columns(db: object) -> None:
     assert Event.model_validate_json(rec.payload) == event
 
 
-def test_ingest_stores_calendar_start_only_when_it_has_an_offset(db: object) -> None:
+def test_ingest_reads_a_calendar_start_without_offset_in_the_users_zone(
+    db: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TZ", "Europe/Madrid")
     aware = make_event(
         id="cal:1",
         source="calendar",
@@ -292,5 +295,8 @@ def test_ingest_stores_calendar_start_only_when_it_has_an_offset(db: object) -> 
         2026, 11, 12, 9, 0, tzinfo=UTC
     )
     stored = EventRecord.get(EventRecord.event_id == "cal:2")
-    assert stored.calendar_start is None
+    assert stored.calendar_start == datetime(2026, 11, 12, 9, 0, tzinfo=UTC)
+    event = Event.model_validate_json(stored.payload)
+    assert event.notes == ["calendar.start had no UTC offset; read in Europe/Madrid time"]
+    assert event.original == {"calendar.start": "2026-11-12T10:00:00"}
     assert stored.sender_name == "Anna Berg"

@@ -48,14 +48,14 @@ def test_never_rule_names_what_identifies_the_event():
         sender={"name": "Shop", "address": "news@shop.example"},
         headers={"List-Unsubscribe": "<mailto:u@shop.example>"},
     )
-    assert never_rule_for(shop) == "Newsletters and promotions from Shop (news@shop.example)"
+    assert never_rule_for(shop) == "Emails from news@shop.example"
     group = make_event(
         id="whatsapp:1",
         source="whatsapp",
         event_type="whatsapp.message",
         chat={"id": "g1", "name": "Book club", "is_group": True},
     )
-    assert never_rule_for(group) == "WhatsApp messages in the \u201cBook club\u201d group"
+    assert never_rule_for(group) == "WhatsApp messages in the group \u201cBook club\u201d (id g1)"
     standup = make_event(
         id="gcal:1",
         source="calendar",
@@ -78,13 +78,14 @@ async def test_mute_adds_a_never_rule_and_confirms_what_changed(engine, model, w
     calls = len(model.calls)
     confirmation = await engine.hub.mute(answer.id)
     assert confirmation.content == (  # composed from what changed: no model call
-        "Done — I won't notify you about emails from Shop (news@shop.example) any more "
-        "(Never notify: Emails from Shop (news@shop.example)). "
-        "I read it as “Never notify: emails from Shop or news@shop.example”."
+        "Done — I won't notify you about emails from news@shop.example any more "
+        "(Never notify: Emails from news@shop.example). "
+        "I read it as \u201cNever notify: emails from news@shop.example\u201d.\n"
+        "In the last 30 days it would have silenced 1 notification."
     )
     assert len(model.calls) == calls
     never = parse_rules(workspace.rules_file.read_text()).section(NEVER)
-    assert [r.text for r in never] == ["Emails from Shop (news@shop.example)"]
+    assert [r.text for r in never] == ["Emails from news@shop.example"]
     call = ChatToolCall.get(ChatToolCall.name == "add_notification_rule")
     assert call.status == "done"
 

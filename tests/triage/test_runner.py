@@ -54,14 +54,14 @@ async def test_events_are_claimed_oldest_first_in_batches(engine, model):
     engine.tic.batch_size = 2
     ingest([make_event(time=f"2026-11-10T0{h}:00:00+00:00", **NEWSLETTER) for h in (5, 3, 4)])
     seen: list[list[str]] = []
-    original = engine.decider.decide
+    original = engine.decider.decide_each
 
     async def spy(events, now, **kwargs):
         events = list(events)
         seen.append([e.time.strftime("%H") for e in events])
         return await original(events, now, **kwargs)
 
-    engine.decider.decide = spy
+    engine.decider.decide_each = spy
     result = await engine.tic.tick()
     assert result.events == 3
     assert seen == [["03", "04"], ["05"]]
@@ -71,13 +71,13 @@ async def test_events_are_claimed_oldest_first_in_batches(engine, model):
 async def test_ticks_never_overlap(engine, model):
     ingest([make_event(**NEWSLETTER)])
     gate = asyncio.Event()
-    original = engine.decider.decide
+    original = engine.decider.decide_each
 
     async def gated(events, now, **kwargs):
         await gate.wait()
         return await original(events, now, **kwargs)
 
-    engine.decider.decide = gated
+    engine.decider.decide_each = gated
     first = asyncio.create_task(engine.tic.tick())
     await asyncio.sleep(0.05)
     second = await engine.tic.tick()
@@ -90,9 +90,9 @@ async def test_ticks_never_overlap(engine, model):
 async def test_model_error_leaves_events_pending_for_retry(engine, model, workspace):
     workspace.rules_file.write_text(UNCLEAR_RULES)
     ingest([make_event(), make_event()])
-    model.add(boom)
+    model.add(boom, boom)
     result = await engine.tic.tick()
-    assert result.error == "out of memory"
+    assert result.error == "out of memory (2 events failed)"
     assert {r.status for r in EventRecord.select()} == {"pending"}
     assert {r.attempts for r in EventRecord.select()} == {1}
     assert Notification.select().count() == 0
@@ -136,7 +136,11 @@ async def test_crash_after_notify_never_notifies_twice(engine, model):
     result = await engine.tic.tick()
     assert result.error == "power cut"
     assert Notification.select().count() == 1
+    rows = {r.event_id: r for r in EventRecord.select()}
+    assert (rows[a.id].status, rows[b.id].status) == ("done", "pending")  # b failed alone
 
+    # a crash between a's notify and its mark: a is pending again, as after a kill
+    EventRecord.update(status="pending").where(EventRecord.event_id == a.id).execute()
     engine.tic.notify = real_notify
     result = await engine.tic.tick()
     assert result.error is None
@@ -235,12 +239,13 @@ async def test_a_corrupt_stored_event_does_not_hold_up_its_batch(engine, model):
 @pytest.mark.allow_log_warnings
 async def test_a_model_error_is_one_line_and_not_counted_as_a_bug(engine, model, workspace, caplog):
     workspace.rules_file.write_text(UNCLEAR_RULES)
-    ingest([make_event()])
+    event = make_event()
+    ingest([event])
     model.add(boom)
     result = await engine.tic.tick()
     assert result.error == "out of memory"
     (record,) = [r for r in caplog.records if r.name == "engine.triage.runner"]
-    assert record.getMessage() == "TIC run failed: out of memory"
+    assert record.getMessage() == f"TIC could not handle event {event.id}: out of memory"
     assert record.exc_info is None
     assert engine.unexpected_errors == 0
 
@@ -252,7 +257,7 @@ async def test_a_bug_in_the_decider_is_logged_with_its_traceback_and_counted(eng
     async def buggy(events, now, **kwargs):
         return [event.no_such_field for event in events]  # a programming error
 
-    engine.decider.decide = buggy
+    engine.decider.decide_each = buggy
     result = await engine.tic.tick()
     assert result.error is not None and "no_such_field" in result.error
     (record,) = [r for r in caplog.records if r.name == "engine.triage.runner"]

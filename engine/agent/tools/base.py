@@ -45,6 +45,9 @@ class Tool(ABC):
     root_agent_only: ClassVar[bool] = False
     read_only: ClassVar[bool] = True
     result_type: ClassVar[ResultType] = "string"
+    outside_content: ClassVar[bool] = False
+    """Its result holds what outside senders wrote (messages, invitations): data, never
+    orders, and a turn that reads it may change nothing (``engine.agent.taint``)."""
 
     def validate(self, arguments: Any) -> dict[str, Any]:
         if not isinstance(arguments, dict):

@@ -21,6 +21,7 @@ class DelegateTool(Tool):
         "additionalProperties": False,
     }
     category = "Agents"
+    outside_content = True
     root_agent_only = True
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Any:

@@ -1,11 +1,15 @@
 """File tools confined to the workspace's ``data/`` folder.
 
 Paths are relative to ``data/`` (a leading ``data/`` is accepted too). Absolute paths, ``..``
-escapes and symlinks that lead outside are refused with a clear error.
+escapes and symlinks that lead outside are refused with a clear error. Every failure is a
+one-line ToolError the agent reads (a NUL byte or control character in a path, a name too
+long, a folder where a file is expected, a file that is not UTF-8 text, a full disk); a
+failed write leaves the old file and no temporary file behind.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -17,10 +21,15 @@ MAX_FILE_CHARS = 200_000
 _PATH = {"type": "string", "minLength": 1, "maxLength": 200}
 
 
+NAME_MAX = 255  # bytes in one file name, on every file system TIC runs on
+
+
 def resolve_data_path(data_dir: Path, raw: str) -> Path:
     text = raw.strip().replace("\\", "/")
     if not text:
         raise ToolError("path is empty")
+    if any(ch < " " or ch == "\x7f" for ch in text):
+        raise ToolError("refused: the path holds a NUL byte or another control character")
     if text.startswith(("/", "~")) or PurePosixPath(text).is_absolute() or ":" in text[:3]:
         raise ToolError(f"refused: {raw!r} is an absolute path; use a path inside data/")
     parts = PurePosixPath(text).parts
@@ -30,11 +39,48 @@ def resolve_data_path(data_dir: Path, raw: str) -> Path:
         raise ToolError("path names the data/ folder itself, not a file")
     if ".." in parts:
         raise ToolError(f"refused: {raw!r} leaves data/")
-    root = data_dir.resolve()
-    target = root.joinpath(*parts).resolve()
+    if any(len(os.fsencode(part)) > NAME_MAX for part in parts):
+        raise ToolError(f"a name in the path is longer than {NAME_MAX} bytes")
+    try:
+        root = data_dir.resolve()
+        target = root.joinpath(*parts).resolve()
+    except (OSError, ValueError, RuntimeError) as exc:  # a link loop, an unencodable name
+        raise ToolError(f"cannot use the path {raw!r}: {_reason(exc)}") from None
     if not target.is_relative_to(root):
         raise ToolError(f"refused: {raw!r} leads outside data/ (through a link)")
     return target
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror.lower()
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _read_text(path: Path, shown: str) -> str:
+    if path.is_dir():
+        raise ToolError(f"{shown} is a folder, not a file")
+    if not path.is_file():
+        raise ToolError(f"{shown} does not exist")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ToolError(
+            f"{shown} is not UTF-8 text; only text files can be read or edited"
+        ) from None
+    except OSError as exc:
+        raise ToolError(f"cannot read {shown}: {_reason(exc)}") from None
+
+
+def _write_text(path: Path, shown: str, content: str) -> None:
+    if path.is_dir():
+        raise ToolError(f"{shown} is a folder; give a file name inside it")
+    try:
+        atomic_write(path, content)
+    except OSError as exc:
+        raise ToolError(f"cannot write {shown}: {_reason(exc)}") from None
+    except UnicodeEncodeError:
+        raise ToolError(f"cannot write {shown}: the text holds an invalid character") from None
 
 
 def _display(data_dir: Path, path: Path) -> str:
@@ -54,12 +100,8 @@ class ReadFileTool(Tool):
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Any:
         path = resolve_data_path(ctx.workspace.data_dir, arguments["path"])
-        if not path.is_file():
-            raise ToolError(f"{_display(ctx.workspace.data_dir, path)} does not exist")
-        try:
-            return path.read_text(encoding="utf-8")[:MAX_FILE_CHARS]
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ToolError(f"cannot read {arguments['path']}: {exc}") from None
+        shown = _display(ctx.workspace.data_dir, path)
+        return _read_text(path, shown)[:MAX_FILE_CHARS]
 
 
 class WriteFileTool(Tool):
@@ -76,8 +118,9 @@ class WriteFileTool(Tool):
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Any:
         path = resolve_data_path(ctx.workspace.data_dir, arguments["path"])
-        atomic_write(path, arguments["content"])
-        return f"wrote {_display(ctx.workspace.data_dir, path)} ({len(arguments['content'])} chars)"
+        shown = _display(ctx.workspace.data_dir, path)
+        _write_text(path, shown, arguments["content"])
+        return f"wrote {shown} ({len(arguments['content'])} chars)"
 
 
 class EditFileTool(Tool):
@@ -102,14 +145,14 @@ class EditFileTool(Tool):
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Any:
         path = resolve_data_path(ctx.workspace.data_dir, arguments["path"])
         shown = _display(ctx.workspace.data_dir, path)
-        if not path.is_file():
+        if not path.exists():
             raise ToolError(f"{shown} does not exist; use write_file to create it")
-        content = path.read_text(encoding="utf-8")
+        content = _read_text(path, shown)
         old = arguments["old_text"]
         count = content.count(old)
         if count == 0:
             raise ToolError(f"old_text not found in {shown}; read the file first")
         if count > 1:
             raise ToolError(f"old_text occurs {count} times in {shown}; give more context")
-        atomic_write(path, content.replace(old, arguments["new_text"], 1))
+        _write_text(path, shown, content.replace(old, arguments["new_text"], 1))
         return f"edited {shown}"

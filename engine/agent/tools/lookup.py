@@ -47,6 +47,7 @@ class SearchEventsTool(Tool):
         "additionalProperties": False,
     }
     category = "Lookup"
+    outside_content = True
     result_type = "json"
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Any:
@@ -77,6 +78,7 @@ class UpcomingCalendarTool(Tool):
         "additionalProperties": False,
     }
     category = "Lookup"
+    outside_content = True
     result_type = "json"
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Any:

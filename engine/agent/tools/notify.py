@@ -45,6 +45,7 @@ class ReadNotificationTool(Tool):
     description = "Read pending notifications (the system fills this in when some arrive)."
     parameters = {"type": "object", "properties": {}, "additionalProperties": False}
     category = "Introspection"
+    outside_content = True
     root_agent_only = True
     result_type = "json"
 

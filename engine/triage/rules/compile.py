@@ -27,6 +27,7 @@ Each clause is read by ``extract.parse_fragment`` (one small extractor per aspec
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import unicodedata
 from dataclasses import dataclass, field, replace
@@ -36,6 +37,7 @@ from typing import Any, Literal
 
 from engine.clock import CLOCK, rule_clock_time
 from engine.events import Event
+from engine.tasks import one_line
 from engine.triage.classifier import Classification, fold, words
 from engine.triage.rules.clauses import Parts, sentences, take_apart
 from engine.triage.rules.decision import Decision, read_decision
@@ -47,11 +49,14 @@ from engine.triage.rules.extract import (
     parse_fragment,
     sources,
 )
+from engine.triage.rules.identity import chat_scope
 from engine.triage.rules.kindwords import is_kind_word
 from engine.triage.rules.match import Match, Window
 from engine.triage.rules.names import VOCAB, is_german
 from engine.triage.rules.parse import ALWAYS, NEVER, Rule, Section, parse_rules
 from engine.triage.rules.vocab import DAY_ALIASES, STOP
+
+log = logging.getLogger(__name__)
 
 _AND = r"(?:and|to|until|till|y|a|und|bis|et|e|alle|-|–)"
 _ART = r"(?:las\s+|les\s+|le\s+|den\s+|as\s+|os\s+|l')?"
@@ -650,6 +655,10 @@ def _conditional_rule(rule: Rule, text: str, decision: Decision) -> CompiledRule
 
 
 def compile_rule(rule: Rule) -> CompiledRule:
+    section = rule.section
+    identity = chat_scope(rule.text)  # one chat by its id, as "Don't notify me" writes it
+    if identity is not None:
+        return CompiledRule(rule, identity, "drop" if section == NEVER else "notify")
     # "...; other group messages are fine to skip" restates what not matching means
     text = _RESTATED_DEFAULT.sub("", rule.text).strip() or rule.text
     body, decision = read_decision(text)
@@ -702,13 +711,23 @@ def _compile_cached(section: Section, text: str, line: int) -> CompiledRule:
 
 
 def compile_rules(rules: list[Rule]) -> list[CompiledRule]:
-    """Compiled once per distinct rule line, so an edited file costs only its new lines."""
-    return [_compile_cached(r.section, r.text, r.line_number) for r in rules]
+    """Compiled once per distinct rule line, so an edited file costs only its new lines. A
+    line the compiler fails on is reported and skipped: the rest of the file still applies."""
+    compiled = []
+    for r in rules:
+        try:
+            compiled.append(_compile_cached(r.section, r.text, r.line_number))
+        except Exception as exc:
+            log.error("rules line %d cannot be read, skipped: %s", r.line_number, one_line(exc))
+    return compiled
 
 
 @lru_cache(maxsize=32)
 def _compile_text(digest: str, text: str) -> tuple[CompiledRule, ...]:
-    return tuple(compile_rules(parse_rules(text).rules))
+    parsed = parse_rules(text)
+    for problem in parsed.skipped:  # logged once per version of the file
+        log.error("rules %s", problem)
+    return tuple(compile_rules(parsed.rules))
 
 
 def compile_rules_text(text: str) -> list[CompiledRule]:

@@ -45,6 +45,10 @@ UNITS = (
     r"(minutes?|mins?|hours?|hrs?|h|days?|weeks?|minutos?|horas?|dias?|semanas?|minuten|"
     r"stunden?|tagen?|tage|wochen?|heures?|jours?|semaines?|minuti|ore|giorni|settimane?)"
 )
+MAX_COUNT = 1_000_000
+MAX_WITHIN = timedelta(days=36_525)
+"""A rule's "within N days" is held to a century: any longer means the same, and a date that
+far off could not be computed."""
 DURATION = re.compile(
     r"\b(?:in|within|during|en|dentro de|innerhalb(?: von)?|dans|nas?|em|nelle|entro|nei|"
     r"in den)\s+(?:the\s+|las\s+|los\s+|les\s+|as\s+|os\s+|le\s+)?"
@@ -748,8 +752,8 @@ def starts_within(text: str, low: str) -> Extracted:
     if not m or not re.search(verb, low):
         return Match(), text
     count, unit = m.group(1).lower(), m.group(2).lower()
-    n = NUMBER_WORDS.get(count) or int(count)
-    return Match(starts_within=n * _unit(unit)), text
+    n = NUMBER_WORDS.get(count) or min(int(count[:9]), MAX_COUNT)  # no overflow, however long
+    return Match(starts_within=min(n * _unit(unit), MAX_WITHIN)), text
 
 
 FAR = re.compile(
@@ -772,10 +776,12 @@ def far_ahead(text: str) -> Extracted:
         return Match(), text
     groups = [g for g in m.groups() if g]
     count, unit = groups[0].lower(), groups[1].lower()
-    n = NUMBER_WORDS.get(count) or (int(count) if count.isdigit() else None)
+    n = NUMBER_WORDS.get(count) or (min(int(count[:9]), MAX_COUNT) if count.isdigit() else None)
     if n is None:
         return Match(), text
-    return Match(starts_after=n * _unit(unit)), text[: m.start()] + " " + text[m.end() :]
+    return Match(starts_after=min(n * _unit(unit), MAX_WITHIN)), text[: m.start()] + " " + text[
+        m.end() :
+    ]
 
 
 def _unit(unit: str) -> timedelta:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 
-from engine.clock import in_window
+from engine.clock import add_clamped, in_window
 from engine.events import Event
 from engine.triage.classifier import (
     Classification,
@@ -204,7 +204,8 @@ class Match:
                 return True
         if any(chat_name and fold(chat) == fold(chat_name) for chat in self.chats):
             return True
-        if any(address == fold(a) for a in self.addresses):
+        chat_id = fold(e.chat.id if e.chat else "")  # a chat's id stands for its address
+        if any(fold(a) in (address, chat_id) for a in self.addresses):
             return True
         domain_text = domain_of(address)
         if any(domain_text == d or domain_text.endswith("." + d) for d in self.domains):
@@ -233,7 +234,7 @@ class Match:
         ):
             return False
         if self.starts_within is not None and (
-            cal.start is None or not (now <= cal.start <= now + self.starts_within)
+            cal.start is None or not (now <= cal.start <= add_clamped(now, self.starts_within))
         ):
             return False
         if self.starts_after is not None and (

@@ -6,7 +6,11 @@ A section opens with a Markdown heading or a line that is only a label ("Notify:
 about", "No me avises", "À ignorer", "Notificar"). Unknown sections count as custom rules.
 Under a section, bullets are rules, and so are "Name: description" lines. Outside the
 sections, a line counts only when it says its own decision ("Never notify me about …",
-"Avísame siempre que …", "… — never notify"); other prose is the user talking."""
+"Avísame siempre que …", "… — never notify"); other prose is the user talking.
+
+Reading takes time linear in the file (no pattern here can backtrack over a run of spaces:
+a line's runs of spaces are folded to one before any pattern reads it), and a line too long
+to be a rule is skipped and reported (``RuleSet.skipped``)."""
 
 from __future__ import annotations
 
@@ -28,7 +32,7 @@ __all__ = [
     "parse_rules",
 ]
 
-_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s*(.+?)\s*#*\s*$")
+_HEADING = re.compile(r"\s{0,3}(#{1,6})")
 _LABEL = re.compile(r"^\s*([^\s:#*-][^:]{0,40}?)\s*:\s*$")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(.*\S)\s*$")
 _DESCRIPTIVE = re.compile(r"^\s*[^\s:][^:]{0,60}?\s*:\s*\S")
@@ -45,6 +49,8 @@ _NOTIFY_WORDS = (
     r"segnalare|avise)\b"
 )
 _TITLE_WORDS = r"\b(preferences?|preferencias|einstellungen|preferences|preferencias|preferenze)\b"
+MAX_RULE_CHARS = 500
+"""A rule line longer than this (after folding spaces) is no rule; it is skipped, reported."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,8 @@ class Rule:
 @dataclass
 class RuleSet:
     rules: list[Rule] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    """Why lines that look like rules were not read, one line each ("line 7: …")."""
 
     def section(self, name: Section) -> list[Rule]:
         return [r for r in self.rules if r.section == name]
@@ -85,30 +93,49 @@ def classify_heading(title: str) -> Section | None:
     return CUSTOM
 
 
+def heading(line: str) -> tuple[int, str] | None:
+    """A Markdown heading's level and title ("## Never notify ##" → (2, "Never notify")),
+    else None. Linear in the line's length."""
+    m = _HEADING.match(line)
+    if m is None or len(line) == m.start(1) + 1:
+        return None
+    title = line[m.end() :].strip().rstrip("#").strip()
+    return len(m.group(1)), title
+
+
 def parse_rules(text: str) -> RuleSet:
     rules: list[Rule] = []
+    skipped: list[str] = []
     section: Section | None = None
     for number, line in enumerate(text.splitlines(), start=1):
-        heading = _HEADING.match(line)
-        if heading:
-            level, title = len(heading.group(1)), heading.group(2)
+        head = heading(line)
+        if head is not None:
+            level, title = head
             found = classify_heading(title)
             section = None if level == 1 and found == CUSTOM else found
             continue
-        label = _LABEL.match(line)
-        if label and not _BULLET.match(line):
+        plain = " ".join(line.split())
+        if not plain:
+            continue
+        bullet = _BULLET.match(plain)
+        label = None if bullet else _LABEL.match(plain)
+        if label:
             section = classify_heading(label.group(1))
             continue
-        bullet = _BULLET.match(line)
+        rule = bullet.group(1) if bullet else plain
+        if len(rule) > MAX_RULE_CHARS:
+            if bullet or section is not None:
+                skipped.append(
+                    f"line {number}: longer than {MAX_RULE_CHARS} characters, not read as a rule"
+                )
+            continue
         if bullet:
-            own = line_section(bullet.group(1))
-            rules.append(Rule(own or section or CUSTOM, bullet.group(1), number))
+            own = line_section(rule)
+            rules.append(Rule(own or section or CUSTOM, rule, number))
             continue
-        if not line.strip():
-            continue
-        own = line_section(line.strip())
+        own = line_section(plain)
         if own is not None:
-            rules.append(Rule(own, line.strip(), number))
-        elif section is not None and _DESCRIPTIVE.match(line):
-            rules.append(Rule(section, line.strip(), number))
-    return RuleSet(rules)
+            rules.append(Rule(own, plain, number))
+        elif section is not None and _DESCRIPTIVE.match(plain):
+            rules.append(Rule(section, plain, number))
+    return RuleSet(rules, skipped)
