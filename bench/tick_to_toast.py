@@ -131,7 +131,13 @@ class Toaster:
         self._session_cm.__exit__(None, None, None)
 
 
-async def measure(count: int, runs: int, toaster: Toaster | None, first_run: int) -> Timings:
+async def measure(
+    count: int,
+    runs: int,
+    toaster: Toaster | None,
+    first_run: int,
+    model_path: Path | None = None,
+) -> Timings:
     from engine.bus import ReplyFinished, TickFinished, TickStarted
     from engine.engine import Engine
     from engine.events import parse_event
@@ -140,7 +146,7 @@ async def measure(count: int, runs: int, toaster: Toaster | None, first_run: int
     timings = Timings(count)
     with tempfile.TemporaryDirectory(prefix="tic-bench-") as home:
         workspace = Workspace.open(Path(home))
-        engine = Engine.open(workspace)
+        engine = Engine.open(workspace, model_path)
         await engine.start(schedule=False)
         error = await engine.load_model()
         if error:
@@ -263,6 +269,51 @@ async def main(args: argparse.Namespace) -> None:
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(f"written to {args.json}")
+
+
+async def figures(opts: Any) -> list[Any]:
+    """For ``python -m bench``: tick commit → reply and → toast on a private D-Bus (when
+    dbus-daemon is installed), for 1 and 10 notified events."""
+    import shutil
+
+    from bench.common import Row
+
+    runs = opts.repeat(full=10, quick=3)
+    toaster = Toaster() if shutil.which("dbus-daemon") else None
+    rows: list[Row] = []
+    try:
+        first = 0
+        for count in (1, 10):
+            t = await measure(count, runs, toaster, first, opts.model)
+            first += runs
+            label = f"{count} event{'s' if count > 1 else ''}"
+            note = "composed, no model call" if all(r.composed for r in t.runs) else ""
+            rows.append(
+                Row(
+                    "tick_to_toast",
+                    f"{label}: tick (start → commit)",
+                    "ms",
+                    [r.tick_ms for r in t.runs],
+                )
+            )
+            rows.append(
+                Row(
+                    "tick_to_toast",
+                    f"{label}: tick commit → reply",
+                    "ms",
+                    [r.to_reply_ms for r in t.runs],
+                    note=note,
+                )
+            )
+            shown = [r.to_bus_ms for r in t.runs if r.to_bus_ms is not None]
+            if shown:
+                rows.append(
+                    Row("tick_to_toast", f"{label}: tick commit → toast on D-Bus", "ms", shown)
+                )
+    finally:
+        if toaster is not None:
+            await toaster.close()
+    return rows
 
 
 if __name__ == "__main__":
