@@ -13,8 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import jsonschema
-
+from engine import schemas
 from engine.agent.tools.base import MAX_STRING, Tool
 
 REPLY_MAX_CHARS = MAX_STRING
@@ -70,10 +69,10 @@ def parse_action(text: str, schema: dict[str, Any]) -> Action:
     """Parse and validate a model's step. Raises ValueError with a short reason."""
     try:
         obj = json.loads(text, strict=False)  # a grammar lets raw newlines into strings
-        jsonschema.validate(obj, schema)
+        schemas.validate(obj, schema)
     except json.JSONDecodeError as exc:
         raise ValueError(f"model output is not JSON ({exc.msg})") from None
-    except jsonschema.ValidationError as exc:
+    except schemas.ValidationError as exc:
         raise ValueError(f"model output does not fit the action schema ({exc.message})") from None
     if obj["action"] == "reply":
         return Action(kind="reply", text=obj["text"].strip())

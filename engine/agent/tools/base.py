@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar, Literal
 
-import jsonschema
-
+from engine import schemas
 from engine.errors import ToolError
 from engine.workspace import Workspace
 
@@ -48,13 +47,16 @@ class Tool(ABC):
     outside_content: ClassVar[bool] = False
     """Its result holds what outside senders wrote (messages, invitations): data, never
     orders, and a turn that reads it may change nothing (``engine.agent.taint``)."""
+    # False for a tool only the system completes (read_notification): a call by the model
+    # returns nothing, so it is not listed in any prompt.
+    offered: ClassVar[bool] = True
 
     def validate(self, arguments: Any) -> dict[str, Any]:
         if not isinstance(arguments, dict):
             raise ToolError(f"{self.name}: arguments must be an object")
         try:
-            jsonschema.validate(arguments, self.parameters)
-        except jsonschema.ValidationError as exc:
+            schemas.validate(arguments, self.parameters)
+        except schemas.ValidationError as exc:
             raise ToolError(f"{self.name}: invalid arguments: {exc.message}") from None
         return arguments
 
