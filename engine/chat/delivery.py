@@ -2,10 +2,11 @@
 
 ``notify()`` commits the notification before returning. The consumer waits for the first
 one, keeps collecting for a 200 ms batch window, appends a synthetic assistant message with a
-completed ``read_notification`` call holding the batch, and resumes the main agent, whose reply
-is what the user sees. On a tiny model that turn's reply is composed in code from the facts
-(:mod:`engine.chat.compose`), with no model call; a capable model writes it, and a reply that
-leaves out who or what, or states a fact the notifications and tool results do not hold, is
+completed ``read_notification`` call holding the batch (at most ``MAX_BATCH`` notifications:
+the rest follow in the next reply), and resumes the main agent, whose reply is what the user
+sees. On a tiny model that turn's reply is composed in code from the facts
+(:mod:`engine.chat.compose`), with no model call; a capable model writes it in one call, and
+a reply that leaves out who or what, or states a fact the notifications do not hold, is
 replaced by the composed one. Notifications are marked delivered in the same transaction as
 that reply; if the turn fails they stay pending and are retried with backoff (and after
 repeated failures delivered in plain words), so none is ever dropped. A delivery a crash
@@ -22,10 +23,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
-import jsonschema
-
-from engine.agent.actions import Action
-from engine.agent.loop import ToolStep
+from engine import schemas
 from engine.agent.tools.notify import NOTIFICATION_SCHEMA
 from engine.agent.transcript import StoredTranscript, prompt_messages
 from engine.bus import EventBus, NotificationQueued, ReplyStarted, TurnFailed
@@ -38,12 +36,13 @@ from engine.clock import local_zone_name, parse_instant, zone
 from engine.llm.base import Completion, Message
 from engine.store import chat
 from engine.store.db import database
-from engine.store.models import ChatMessage, ChatToolCall, Notification
+from engine.store.models import ChatMessage, Notification
 from engine.tasks import Periodic, report
 
 log = logging.getLogger(__name__)
 
 BATCH_WINDOW_SECONDS = 0.2
+MAX_BATCH = 20  # notifications a reply carries; the rest come in the next reply
 SYNTHETIC_REASONING = (
     "The system signaled pending notifications. "
     "Let me read them and surface anything relevant to the user."
@@ -102,7 +101,7 @@ class Delivery:
     ) -> Notification | None:
         """Persist a notification (``notify``'s structure) and wake the consumer. Returns
         None when the same event was already notified (its ``refs.event_id`` is the key)."""
-        jsonschema.validate(payload, NOTIFICATION_SCHEMA)
+        schemas.validate(payload, NOTIFICATION_SCHEMA)
         refs = dict(payload.get("refs") or {})
         event_id = refs.get("event_id")
         record = chat.add_notification(
@@ -138,15 +137,19 @@ class Delivery:
     # the consumer -----------------------------------------------------------------------
 
     async def _deliver_and_wait(self) -> float | None:
-        """One delivery; returns how long until a retry is due (None: wait for notify)."""
-        await self.deliver_pending()
+        """One delivery; returns how long until the next one is due: right away (after the
+        batch window) while more are due, else when a retry is (None: wait for notify)."""
+        delivered = await self.deliver_pending()
+        if delivered is not None and chat.any_due(self.clock()):
+            return 0.0
         retry_at = chat.next_retry_at()
         if retry_at is None:
             return None
         return max(0.0, (retry_at - self.clock()).total_seconds())
 
     async def deliver_pending(self) -> ChatMessage | None:
-        batch = chat.due_notifications(self.clock())
+        """Deliver the oldest due notifications (at most ``MAX_BATCH``) in one reply."""
+        batch = chat.due_notifications(self.clock(), limit=MAX_BATCH)
         if not batch:
             return None
         session = chat.default_session()
@@ -159,7 +162,9 @@ class Delivery:
                 if self.turns.loop.model.capability == "tiny":
                     return self._deliver_composed(session.id, batch, facts)
                 # Only the synthetic message: announcing needs no older context, and small
-                # models would copy their earlier replies.
+                # models would copy their earlier replies. One model call: everything the
+                # reply needs is in the completed read_notification, so the step may only
+                # reply (no tool list in the prompt, nothing to call again).
                 transcript = CheckedTranscript(
                     session.id,
                     facts,
@@ -168,7 +173,7 @@ class Delivery:
                     reply_meta=_reply_meta(batch),
                     on_reply=self._mark_delivered(batch),
                 )
-                return await self.turns.run(transcript, delivered=batch)
+                return await self.turns.run(transcript, delivered=batch, reply_only=True)
             except Exception as exc:
                 chat.delete_from(synthetic.id)
                 error = self._record_failure(batch, exc)
@@ -261,8 +266,8 @@ def _reply_meta(batch: list[Notification]) -> dict[str, Any]:
 
 class CheckedTranscript(StoredTranscript):
     """A capable model's notification turn: the reply is checked against the facts (the
-    notifications, their events and the turn's tool results) before it is stored, and
-    replaced by the composed reply when it fails, with the failure logged in one line."""
+    notifications and their events) before it is stored, and replaced by the composed reply
+    when it fails, with the failure logged in one line."""
 
     def __init__(
         self,
@@ -274,30 +279,16 @@ class CheckedTranscript(StoredTranscript):
         reply_meta: dict[str, Any],
         on_reply: Callable[[ChatMessage], None],
     ):
-        super().__init__(
-            session_id, "notification", reply_meta=reply_meta, on_reply=on_reply, window=1
-        )
+        super().__init__(session_id, "notification", reply_meta=reply_meta, on_reply=on_reply)
         self.facts = facts
         self.now = now
         self.tz = tz
-        self.tool_results: list[str] = []
-        self.steps = 0
 
-    def messages(self) -> list[Message]:
-        # The synthetic message and the tool calls this turn made since (one message each).
-        return prompt_messages(self.session_id, 1 + self.steps)
-
-    def begin_tool(self, action: Action, completion: Completion) -> ChatToolCall:
-        self.steps += 1
-        return super().begin_tool(action, completion)
-
-    def end_tool(self, handle: ChatToolCall, step: ToolStep) -> None:
-        if step.status == "done":
-            self.tool_results.append(step.result)
-        super().end_tool(handle, step)
+    def messages(self, budget: int | None = None) -> list[Message]:
+        return prompt_messages(self.session_id, 1)  # the synthetic message only
 
     def add_reply(self, text: str, completion: Completion) -> ChatMessage:
-        problems = check_reply(text, self.facts, now=self.now, tz=self.tz, extra=self.tool_results)
+        problems = check_reply(text, self.facts, now=self.now, tz=self.tz)
         if problems:
             log.info(
                 "the model's notification reply was replaced by the composed one: %s",

@@ -82,13 +82,15 @@ def update_meta(message_id: int, changes: dict[str, Any]) -> None:
 
 
 def recent_messages(
-    limit: int, session_id: int | None = None
+    limit: int, session_id: int | None = None, *, since_id: int | None = None
 ) -> list[tuple[ChatMessage, list[ChatToolCall]]]:
-    """The last ``limit`` messages (of one session, or all), oldest first, each with its tool
-    calls in the order they were made."""
+    """The last ``limit`` messages (of one session, or all; from message ``since_id`` on),
+    oldest first, each with its tool calls in the order they were made."""
     query = ChatMessage.select().order_by(ChatMessage.id.desc()).limit(limit)
     if session_id is not None:
         query = query.where(ChatMessage.session == session_id)
+    if since_id is not None:
+        query = query.where(ChatMessage.id >= since_id)
     messages = list(query)[::-1]
     calls: dict[int, list[ChatToolCall]] = {}
     if messages:
@@ -131,16 +133,20 @@ def pending_count() -> int:
     return Notification.select().where(Notification.state == "pending").count()
 
 
-def due_notifications(now: datetime) -> list[Notification]:
-    """Pending notifications whose (re)try is due, oldest first."""
-    return list(
-        Notification.select()
-        .where(
-            (Notification.state == "pending")
-            & (Notification.next_attempt_at.is_null() | (Notification.next_attempt_at <= now))
-        )
-        .order_by(Notification.id)
+def _due(now: datetime) -> pw.Expression:
+    return (Notification.state == "pending") & (
+        Notification.next_attempt_at.is_null() | (Notification.next_attempt_at <= now)
     )
+
+
+def due_notifications(now: datetime, limit: int | None = None) -> list[Notification]:
+    """Pending notifications whose (re)try is due, oldest first (at most ``limit``)."""
+    query = Notification.select().where(_due(now)).order_by(Notification.id)
+    return list(query.limit(limit) if limit is not None else query)
+
+
+def any_due(now: datetime) -> bool:
+    return bool(Notification.select(Notification.id).where(_due(now)).exists())
 
 
 def next_retry_at() -> datetime | None:

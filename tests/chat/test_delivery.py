@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from engine.agent.actions import reply_schema
 from engine.bus import ReplyFinished, ReplyStarted, TickFinished
 from engine.chat.history import history_rows
 from engine.engine import Engine
@@ -23,7 +24,7 @@ from engine.store.inbox import ingest
 from engine.store.models import Notification
 from engine.workspace import Workspace
 from tests.cli_helpers import run_tic
-from tests.factories import make_event, reply, tool
+from tests.factories import make_event, reply
 
 NOW = datetime.fromisoformat("2026-11-08T09:00:00+00:00")  # Sunday, 10:00 in Berlin
 
@@ -189,22 +190,23 @@ async def test_a_capable_models_correct_reply_is_kept(workspace):
     assert answer["completion_tokens"] > 0
 
 
-async def test_a_fact_from_the_turns_own_look_up_may_be_stated(workspace):
-    written = "Ian Wright's budget review is at 15:00 in Room 2; Anna Berg sent figures: 4200 EUR."
-    engine = await started(
-        workspace, "capable", tool("search_events", query="Budget figures"), reply(written)
-    )
-    ingest([make_event(id="gmail:old", subject="Budget figures", text="Total 4200 EUR")])
+async def test_a_capable_models_notification_turn_is_one_call_that_may_only_reply(workspace):
+    """Everything the reply needs is in the completed read_notification: one model call per
+    batch, offered no tool (none listed in the prompt, the schema allows only a reply)."""
+    written = "Heads up: Ian Wright's budget review starts at 3pm today, in Room 2."
+    engine = await started(workspace, "capable", reply(written))
     try:
         await notify(engine, **REVIEW)
         assert await engine.hub.drain(timeout=5)
     finally:
         await engine.stop()
     assert history_rows()[-1]["content"] == written
-    # the turn saw the notification and its own tool call
-    last_call = model_of(engine).calls[-1]["messages"]
-    assert "read_notification" in last_call[-4]["content"]
-    assert "Total 4200 EUR" in last_call[-1]["content"]
+    (call,) = model_of(engine).calls
+    assert call["schema"] == reply_schema()
+    system, *_, synthetic, result = call["messages"]
+    assert system["content"].split("## Tools\n", 1)[1].startswith("(none)")
+    assert json.loads(synthetic["content"])["tool"] == "read_notification"
+    assert result["content"].startswith("[tool read_notification returned]")
 
 
 @pytest.mark.allow_log_warnings
@@ -258,3 +260,44 @@ async def test_on_a_tiny_model_the_reply_is_there_within_a_second_of_the_tick(ti
     result = await tiny.check_now(timeout=5)
     assert result.notified == 1 and result.delivered
     assert 0 < marks["replied"] - marks["committed"] < 1.0
+
+
+async def test_800_pending_notifications_go_out_20_a_reply_oldest_first(tiny):
+    """A reply carries at most MAX_BATCH notifications; the rest follow in the next ones."""
+    from engine.chat.delivery import MAX_BATCH
+    from engine.store import chat
+
+    for n in range(800):
+        chat.add_notification(
+            dedup_key=f"bulk:{n}",
+            source="email",
+            event_type="email.received",
+            summary=f"Anna Berg sent message number {n}.",
+            created_at=NOW,
+        )
+    delivery = tiny.hub.delivery
+    carried: list[list[int]] = []
+    while chat.pending_count():
+        reply_message = await delivery.deliver_pending()
+        assert reply_message is not None
+        carried.append([n.id for n in chat.notifications_of_reply(reply_message.id)])
+    assert MAX_BATCH == 20 and len(carried) == 40
+    assert all(len(ids) == 20 for ids in carried)
+    assert [i for ids in carried for i in ids] == sorted(n.id for n in Notification.select())
+
+
+async def test_the_consumer_comes_back_at_once_while_more_are_due(tiny):
+    from engine.store import chat
+
+    for n in range(25):
+        chat.add_notification(
+            dedup_key=f"bulk:{n}",
+            source="email",
+            event_type="email.received",
+            summary=f"Anna Berg sent message number {n}.",
+            created_at=NOW,
+        )
+    assert await tiny.hub.delivery._deliver_and_wait() == 0.0  # 5 still due
+    assert chat.pending_count() == 5
+    assert await tiny.hub.delivery._deliver_and_wait() is None  # all out: wait for notify
+    assert chat.pending_count() == 0

@@ -173,14 +173,15 @@ async def test_user_turn_and_resumed_turn_never_overlap(workspace, settings):
     assert len(model.calls) == 2
 
 
-async def test_notification_turns_get_no_write_tools(engine, model):
+async def test_notification_turns_get_no_tools(engine, model):
+    """Event content is untrusted and the turn needs nothing more: it may only reply."""
     model.add(reply("ok"))
     await engine.hub.notify(payload(1))
     await engine.hub.drain(timeout=5)
     offered = json.dumps(model.calls[0]["schema"])
-    assert '"search_events"' in offered
-    for name in ("write_file", "edit_file", "schedule_job", "cancel_job"):
+    for name in ("search_events", "write_file", "edit_file", "schedule_job", "cancel_job"):
         assert f'"{name}"' not in offered
+    assert len(model.calls) == 1
 
 
 async def test_user_turn_streams_tokens_on_the_bus(engine, model):
