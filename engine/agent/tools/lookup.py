@@ -9,6 +9,9 @@ from typing import Any
 from engine.agent.tools.base import Tool, ToolContext
 from engine.store.models import EventRecord
 
+MAX_ROWS = 500  # stored versions of calendar events read for one look-up (newest first)
+MAX_LISTED = 50  # events a look-up lists (its result is cut at 4 000 characters anyway)
+
 
 def event_brief(rec: EventRecord) -> dict[str, Any]:
     payload = json.loads(rec.payload)
@@ -90,6 +93,7 @@ class UpcomingCalendarTool(Tool):
                 & EventRecord.calendar_start.between(ctx.now, ctx.now + timedelta(hours=hours))
             )
             .order_by(EventRecord.time.desc())
+            .limit(MAX_ROWS)
         )
         latest: dict[str, EventRecord] = {}
         for rec in rows:
@@ -97,4 +101,4 @@ class UpcomingCalendarTool(Tool):
             latest.setdefault(key, rec)
         alive = [r for r in latest.values() if r.event_type != "calendar.cancelled"]
         alive.sort(key=lambda r: r.calendar_start or ctx.now)
-        return [event_brief(r) for r in alive]
+        return [event_brief(r) for r in alive[:MAX_LISTED]]
