@@ -11,7 +11,7 @@ from typing import Any
 from bench.common import Options, Row
 
 PROMPT = " ".join(
-    f"Line {i}: the quarterly report for the northern office is due on Friday." for i in range(60)
+    f"Line {i}: the quarterly report for the northern office is due on Friday." for i in range(30)
 )
 
 
