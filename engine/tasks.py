@@ -4,6 +4,8 @@
   woken; a step may ask for another delay (a backoff), the interval may change, and ``stop``
   ends it cleanly.
 - :class:`TaskSet`: named one-off tasks held by strong references until they end.
+- :class:`Slices`: CPU work on the loop in short slices, so the loop (the GUI's, in the
+  tray app) keeps answering while a big tick runs.
 - :func:`report`: a :class:`~engine.errors.TicError` is expected and logged in one line;
   anything else is a bug, logged with its traceback and published as
   :class:`~engine.bus.UnexpectedError` (the engine counts those), so a programming error can
@@ -15,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable, Coroutine
 from functools import partial
 from typing import Any
@@ -188,3 +191,23 @@ class TaskSet:
         self._report(exc, f"task {task.get_name()} failed")
         if self._on_unexpected is not None and not isinstance(exc, TicError):
             self._on_unexpected(exc)
+
+
+class Slices:
+    """Cooperative time slices for CPU work done on the loop: ``await slices.pause()``
+    between items hands the loop over once ``budget`` seconds of work have passed since it
+    last did, so anything else waiting (a click, an IPC request) waits at most about that.
+    The store is used on the loop's thread only, so work that touches it is sliced rather
+    than sent to a thread."""
+
+    BUDGET = 0.002
+
+    def __init__(self, budget: float = BUDGET):
+        self.budget = budget
+        self._since = time.perf_counter()
+
+    async def pause(self) -> None:
+        now = time.perf_counter()
+        if now - self._since >= self.budget:
+            await asyncio.sleep(0)
+            self._since = time.perf_counter()

@@ -12,6 +12,7 @@ tick."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Iterable, Mapping
@@ -23,13 +24,14 @@ from engine.agent.definitions import AgentDefinition, load_agent, system_prompt
 from engine.errors import TicError
 from engine.events import Event
 from engine.llm.base import LanguageModel, Message
-from engine.tasks import one_line
+from engine.tasks import Slices, one_line
 from engine.triage.classifier import Classification, classify
 from engine.triage.policy import PolicyDecision, decide_by_rules, heuristic
 from engine.triage.rules.compile import CompiledRule, compile_rules_text
 from engine.triage.rules.parse import NEVER
 from engine.triage.senders import KnownSenders, without_name
 from engine.triage.summary import describe_event, summarize
+from engine.triage.verdicts import VerdictCache
 from engine.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -102,6 +104,7 @@ class TriageDecider:
         self.model = model
         self.workspace = workspace
         self.agent_name = agent_name
+        self._verdicts = VerdictCache()
 
     def agent(self) -> AgentDefinition:
         return load_agent(self.workspace.agents_dir, self.agent_name)
@@ -157,7 +160,8 @@ class TriageDecider:
         ``engine.triage.senders``): an email whose address contradicts what is known for its
         display name is matched against the rules without that name."""
         text = self.read_rules() if rules_text is None else rules_text
-        compiled = compile_rules_text(text)
+        # Compiling a rules file the first time takes tens of ms: off the loop (it is cached).
+        compiled = await asyncio.to_thread(compile_rules_text, text)
         known = KnownSenders.from_rules(compiled, first_seen)
         unclear = [c for c in compiled if not c.understood]
         if unclear and self.model.capability != "capable":
@@ -165,7 +169,9 @@ class TriageDecider:
         system: Message | None = None
         model_failures: list[TicError] = []
         out: list[Decision | Undecided] = []
+        slices = Slices()  # classifying is CPU work on the loop: in slices
         for event in events:
+            await slices.pause()
             try:
                 impostor = known.impostor(event)
                 ruled = without_name(event) if impostor else event
@@ -238,20 +244,26 @@ class TriageDecider:
             "Which of these rules, if any, is about this event?\n"
             + "\n".join(f"- {line}" for line in lines)
         )
+        messages: list[Message] = [system, {"role": "user", "content": user}]
         chosen: object = None
         reason = ""
+        remembered = self._verdicts.get(self.model.name, messages)
         for attempt in (1, 2):
-            completion = await self.model.complete(
-                [system, {"role": "user", "content": user}],
-                schema=rule_choice_schema(list(lines)),
-                max_tokens=160,
-            )
+            if remembered is not None:
+                answer = remembered
+            else:
+                completion = await self.model.complete(
+                    messages, schema=rule_choice_schema(list(lines)), max_tokens=160
+                )
+                answer = completion.text
             try:
-                obj = json.loads(completion.text, strict=False)  # control characters too
+                obj = json.loads(answer, strict=False)  # control characters too
                 chosen = obj.get("rule")
                 reason = " ".join(str(obj.get("reason") or "").split())
+                self._verdicts.put(self.model.name, messages, answer)
                 break
             except (ValueError, AttributeError) as exc:
+                remembered = None
                 log.info("triage answer %d for %s unreadable (%s)", attempt, event.id, exc)
         else:
             return None  # twice unreadable: no rule applies, the heuristics decide

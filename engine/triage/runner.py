@@ -22,7 +22,7 @@ from engine.events import Event
 from engine.store import inbox
 from engine.store.db import database
 from engine.store.models import EventRecord
-from engine.tasks import Periodic, one_line, report
+from engine.tasks import Periodic, Slices, one_line, report
 from engine.triage.decider import Decision, RulesFileError, TriageDecider, Undecided
 
 log = logging.getLogger(__name__)
@@ -124,6 +124,7 @@ class TicRunner:
                 errors += result.errors
                 error = _summary(result.errors)
                 self.bus.publish(TickFinished(result.events, result.notified, error, result.failed))
+                await asyncio.sleep(0)  # between batches, whatever else waits runs
             return TickResult(total, notified, failed, error=_summary(errors))
 
     async def _run_batch(self, batch: list[EventRecord]) -> _BatchResult:
@@ -141,7 +142,9 @@ class TicRunner:
             events = []
         by_id = {e.id: e for e in events}
         decided = {o.id: o for o in outcomes}
+        slices = Slices()  # notifying and storing is work on the loop: in slices
         for record in batch:
+            await slices.pause()
             outcome = decided.get(record.event_id) or Undecided(
                 record.event_id, TicError("TIC gave no decision for it")
             )

@@ -266,3 +266,25 @@ async def test_a_bug_in_the_decider_is_logged_with_its_traceback_and_counted(eng
     assert engine.unexpected_errors == 1
     record = EventRecord.get()  # still retried, boundedly, like any failed run
     assert (record.status, record.attempts) == ("pending", 1)
+
+
+async def test_a_big_tick_hands_the_loop_over_while_it_works(engine, model):
+    """Triage runs on the loop (the store is used on its thread only), in slices: whatever
+    else waits (a click, an IPC request) runs between them, at least once a batch."""
+    ingest([make_event(**NEWSLETTER) for _ in range(300)])
+    engine.tic.batch_size = 50
+    turns = 0
+    done = asyncio.Event()
+
+    async def meanwhile() -> None:
+        nonlocal turns
+        while not done.is_set():
+            await asyncio.sleep(0)
+            turns += 1
+
+    other = asyncio.ensure_future(meanwhile())
+    result = await engine.tic.tick()
+    done.set()
+    await other
+    assert result.events == 300 and model.calls == []
+    assert turns >= 6
