@@ -1,6 +1,13 @@
 """The agent loop: each step the model writes one schema-constrained JSON action; a tool
 action runs the tool and feeds its result back, a reply action ends the turn. The last
-allowed step may only reply, so a turn always ends with words for the user."""
+allowed step may only reply, so a turn always ends with words for the user.
+
+A prompt is built for llama.cpp's prefix cache, which reuses the evaluated prompt up to the
+first token that differs from the previous call's: the system message (the agent, its memory
+files, the tools the turn may use) comes first and is byte-identical from step to step and
+turn to turn; the history follows, trimmed by tokens in steps so that its start stays put
+(see :class:`~engine.agent.transcript.HistoryWindow`); the current time, which changes every
+minute, comes last. A follow-up turn then evaluates only what is new."""
 
 from __future__ import annotations
 
@@ -27,6 +34,7 @@ log = logging.getLogger(__name__)
 
 MAX_RESULT_CHARS = 4000
 STEP_MAX_TOKENS = 512
+HISTORY_TOKENS = 1500  # the most history a prompt carries (estimated tokens)
 
 FORMAT_NOTE = (
     "\n\n## How to answer\n"
@@ -44,6 +52,24 @@ class ToolStep:
     result_type: str
     result: str
     outside: bool = False  # the result holds outside content (see engine.agent.taint)
+
+
+def estimate_tokens(text: str) -> int:
+    """A cautious token count without the model's tokenizer (which lives on the model's
+    thread): about 3 characters a token for the prose and JSON of these prompts (SmolLM2
+    averages 3.5–4), plus a few for the chat template around each message."""
+    return len(text) // 3 + 4
+
+
+def with_time(messages: list[Message], now: datetime) -> list[Message]:
+    """The current time at the very end (appended to the last user message): it changes
+    every minute, and every token after a changed one is evaluated again."""
+    local = now.astimezone()
+    line = f"Current time: {local.isoformat(timespec='minutes')} ({local.strftime('%A')})"
+    last = messages[-1] if messages else None
+    if last is not None and last["role"] == "user":
+        return [*messages[:-1], {"role": "user", "content": f"{last['content']}\n\n{line}"}]
+    return [*messages, {"role": "user", "content": line}]
 
 
 def render_result(value: Any, result_type: str) -> str:
@@ -68,7 +94,9 @@ class Transcript(ABC):
     """Where a turn's conversation lives: the store for chats, memory for sub-agents."""
 
     @abstractmethod
-    def messages(self) -> list[Message]: ...
+    def messages(self, budget: int | None = None) -> list[Message]:
+        """The conversation for the prompt, its history within about ``budget`` tokens
+        (``estimate_tokens``; None: no limit)."""
 
     @abstractmethod
     def begin_tool(self, action: Action, completion: Completion) -> Any:
@@ -85,8 +113,9 @@ class Transcript(ABC):
         a stored transcript remembers ``action`` for the user's yes."""
         return self.add_reply(text, completion)
 
-    def outside_content(self) -> bool:
-        """Whether the messages the model reads hold outside content (engine.agent.taint)."""
+    def outside_content(self, budget: int | None = None) -> bool:
+        """Whether the messages the model reads (within ``budget``) hold outside content
+        (engine.agent.taint)."""
         return False
 
 
@@ -95,8 +124,8 @@ class MemoryTranscript(Transcript):
         self._messages: list[Message] = [{"role": "user", "content": task}]
         self.reply: str | None = None
 
-    def messages(self) -> list[Message]:
-        return list(self._messages)
+    def messages(self, budget: int | None = None) -> list[Message]:
+        return list(self._messages)  # a sub-agent's task: short, never trimmed
 
     def begin_tool(self, action: Action, completion: Completion) -> Any:
         return None
@@ -128,21 +157,33 @@ class AgentLoop:
         self.clock = clock
 
     def tools(self, definition: AgentDefinition, depth: int, read_only: bool) -> list[Tool]:
-        return self.registry.tools_for(definition.tools, depth=depth, read_only=read_only)
+        """The tools a turn may use (and its prompt lists): the agent's, less what its depth
+        or ``read_only`` rules out and what only the system completes."""
+        chosen = self.registry.tools_for(definition.tools, depth=depth, read_only=read_only)
+        return [t for t in chosen if t.offered]
 
     def system_message(
         self, definition: AgentDefinition, tools: list[Tool], *, outside: bool = False
     ) -> Message:
-        now = self.clock().astimezone()
+        """Byte-identical while the agent, its memory files, the tools and whether outside
+        content is about stay the same (the time is not in it: see ``with_time``)."""
         text = (
             system_prompt(definition, self.workspace)
             + "\n\n## Tools\n"
             + (tool_catalogue(tools) or "(none)")
             + FORMAT_NOTE
             + (taint.NOTE if outside else "")
-            + f"\n\nCurrent time: {now.isoformat(timespec='minutes')}"
         )
         return {"role": "system", "content": text}
+
+    def history_budget(self, system: Message) -> int:
+        """Tokens of history a prompt may carry: ``HISTORY_TOKENS``, less where the model's
+        context leaves less room beside the system message and the reply."""
+        context = self.model.context_tokens()
+        if context is None:
+            return HISTORY_TOKENS
+        room = context - estimate_tokens(system["content"]) - STEP_MAX_TOKENS - 64
+        return max(256, min(HISTORY_TOKENS, room))
 
     async def run(
         self,
@@ -168,7 +209,9 @@ class AgentLoop:
         in (from that step on)."""
         if self.model.capability == "tiny":
             read_only = True
-        outside = transcript.outside_content()
+        listed = [] if reply_only else self.tools(definition, depth, read_only)
+        budget = self.history_budget(self.system_message(definition, listed, outside=True))
+        outside = transcript.outside_content(budget)
         read_only = read_only or outside
         tools = [] if reply_only else self.tools(definition, depth, read_only)
         ctx = context or ToolContext(
@@ -176,28 +219,30 @@ class AgentLoop:
         )
         if ctx.delegate is None and depth == 0:
             ctx.delegate = self.delegate_to(definition)
+        allowed = tools  # what the next step may call (the prompt keeps listing ``tools``)
         previous: Action | None = None
         for step in range(self.max_steps):
             final = step == self.max_steps - 1
-            schema = action_schema([] if final else tools)
+            schema = action_schema([] if final else allowed)
             system = self.system_message(definition, tools, outside=outside)
-            messages = [system, *transcript.messages()]
+            messages = with_time([system, *transcript.messages(budget)], self.clock())
             action, completion = await self._step(messages, schema, on_token)
             if action.kind == "reply":
                 return transcript.add_reply(action.text, completion)
-            chosen = next((t for t in tools if t.name == action.tool), None)
+            chosen = next((t for t in allowed if t.name == action.tool), None)
             if propose is not None and chosen is not None and not chosen.read_only:
                 return transcript.add_proposal(action, propose(action), completion)
             if action == previous:  # the same call again: answer with what it returned
-                tools = []
+                allowed = []
             previous = action
             handle = transcript.begin_tool(action, completion)
             if on_tool is not None:
                 on_tool(action.tool, "running", action.arguments)
-            result = await self._run_tool(action, tools, ctx)
+            result = await self._run_tool(action, allowed, ctx)
             if result.outside and not outside:
                 outside = True
                 tools = [t for t in tools if t.read_only]
+                allowed = [t for t in allowed if t.read_only]
             transcript.end_tool(handle, result)
             if on_tool is not None:
                 on_tool(action.tool, result.status, action.arguments)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.agent.actions import Action
-from engine.agent.loop import ToolStep, Transcript, result_message
+from engine.agent.loop import ToolStep, Transcript, estimate_tokens, result_message
 from engine.agent.taint import OUTSIDE, as_data, is_outside
 from engine.llm.base import Completion, Message
 from engine.store import chat
@@ -15,30 +15,80 @@ from engine.store.db import database
 from engine.store.fields import utcnow
 from engine.store.models import ChatMessage, ChatToolCall
 
-HISTORY_WINDOW = 40
+HISTORY_WINDOW = 40  # messages looked back through for a proposal awaiting the user's yes
+MAX_ROWS = 200  # the most stored messages one prompt is built from
+
+Rows = list[tuple[ChatMessage, list[ChatToolCall]]]
+
+
+def render(row: ChatMessage, calls: list[ChatToolCall]) -> list[Message]:
+    """One stored message for the model: a user's words as they are, an assistant's tool
+    calls and reply as the JSON actions the model writes, tool results as it reads them
+    (those holding outside content inside an untrusted-content block, see
+    ``engine.agent.taint``)."""
+    if row.role == "user":
+        return [{"role": "user", "content": row.content}]
+    outside = is_outside(row.meta)
+    out: list[Message] = []
+    for call in calls:
+        action = Action("tool", tool=call.name, arguments=call.arguments or {})
+        out.append({"role": "assistant", "content": action.to_json()})
+        if call.status in ("done", "failed", "rejected"):
+            result = call.result or ""
+            step = ToolStep(action, call.status, call.result_type, result, outside=outside)
+            out.append(result_message(step))
+    if row.content:
+        text = as_data(row.content) if outside else row.content
+        out.append({"role": "assistant", "content": Action("reply", text).to_json()})
+    return out
 
 
 def prompt_messages(session_id: int, window: int = HISTORY_WINDOW) -> list[Message]:
-    """The last ``window`` stored messages rendered for the model: replies and tool calls as
-    the JSON actions the model writes, tool results as the messages it reads (those holding
-    outside content inside an untrusted-content block, see ``engine.agent.taint``)."""
-    out: list[Message] = []
-    for row, calls in chat.recent_messages(window, session_id):
-        if row.role == "user":
-            out.append({"role": "user", "content": row.content})
-            continue
-        outside = is_outside(row.meta)
-        for call in calls:
-            action = Action("tool", tool=call.name, arguments=call.arguments or {})
-            out.append({"role": "assistant", "content": action.to_json()})
-            if call.status in ("done", "failed", "rejected"):
-                result = call.result or ""
-                step = ToolStep(action, call.status, call.result_type, result, outside=outside)
-                out.append(result_message(step))
-        if row.content:
-            text = as_data(row.content) if outside else row.content
-            out.append({"role": "assistant", "content": Action("reply", text).to_json()})
-    return out
+    """The last ``window`` stored messages rendered for the model."""
+    rows = chat.recent_messages(window, session_id)
+    return [m for row, calls in rows for m in render(row, calls)]
+
+
+class HistoryWindow:
+    """Where each session's prompt history starts, trimmed by tokens in steps.
+
+    While the history fits the budget it starts where it started; once it outgrows it, the
+    oldest messages go until about half the budget is left (from a user's message), and the
+    new start then stays put while the conversation grows back. So the prompt's beginning
+    is byte-identical from turn to turn and llama.cpp evaluates only the new end, where a
+    window sliding by a message a turn would re-read the whole history every turn. The start
+    lives in memory: after a restart the first prompt is evaluated afresh anyway."""
+
+    def __init__(self) -> None:
+        self._start: dict[int, int] = {}
+
+    def window(self, session_id: int, budget: int | None) -> tuple[Rows, list[Message]]:
+        """The stored messages the prompt holds (from the window's start, trimmed to
+        ``budget`` when they outgrow it) and how the model reads them."""
+        rows = chat.recent_messages(MAX_ROWS, session_id, since_id=self._start.get(session_id))
+        parts = [render(row, calls) for row, calls in rows]
+        sizes = [sum(estimate_tokens(m["content"]) for m in part) for part in parts]
+        if budget is not None and rows and (sum(sizes) > budget or len(rows) == MAX_ROWS):
+            first = self._trimmed_start(rows, sizes, budget // 2)
+            self._start[session_id] = rows[first][0].id
+            rows, parts = rows[first:], parts[first:]
+        return rows, [m for part in parts for m in part]
+
+    def messages(self, session_id: int, budget: int | None) -> list[Message]:
+        return self.window(session_id, budget)[1]
+
+    @staticmethod
+    def _trimmed_start(rows: Rows, sizes: list[int], keep: int) -> int:
+        """The first row to keep: the newest rows within ``keep`` tokens (the newest always),
+        moved on to a user's message when one is among them."""
+        first, kept = len(rows) - 1, sizes[-1]
+        while first > 0 and kept + sizes[first - 1] <= keep:
+            first -= 1
+            kept += sizes[first]
+        if len(rows) - first == MAX_ROWS:
+            first += MAX_ROWS // 2
+        users = [i for i in range(first, len(rows)) if rows[i][0].role == "user"]
+        return users[0] if users else first
 
 
 class StoredTranscript(Transcript):
@@ -50,17 +100,17 @@ class StoredTranscript(Transcript):
         reply_meta: dict[str, Any] | None = None,
         on_reply: Callable[[ChatMessage], None] | None = None,
         complete_reply: Callable[[str], str] | None = None,
-        window: int = HISTORY_WINDOW,
+        history: HistoryWindow | None = None,
     ):
         self.session_id = session_id
         self.kind = kind
         self.reply_meta = reply_meta or {}
         self.on_reply = on_reply
         self.complete_reply = complete_reply
-        self.window = window
+        self.history = history if history is not None else HistoryWindow()
 
-    def messages(self) -> list[Message]:
-        return prompt_messages(self.session_id, self.window)
+    def messages(self, budget: int | None = None) -> list[Message]:
+        return self.history.messages(self.session_id, budget)
 
     def begin_tool(self, action: Action, completion: Completion) -> ChatToolCall:
         return chat.begin_tool_call(
@@ -79,10 +129,9 @@ class StoredTranscript(Transcript):
             if step.outside:
                 chat.update_meta(handle.message_id, {OUTSIDE: True})
 
-    def outside_content(self) -> bool:
-        return any(
-            is_outside(row.meta) for row, _ in chat.recent_messages(self.window, self.session_id)
-        )
+    def outside_content(self, budget: int | None = None) -> bool:
+        rows, _messages = self.history.window(self.session_id, budget)
+        return any(is_outside(row.meta) for row, _ in rows)
 
     def add_reply(self, text: str, completion: Completion) -> ChatMessage:
         """The reply and whatever ``on_reply`` marks (delivered notifications) commit together."""

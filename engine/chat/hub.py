@@ -151,7 +151,8 @@ class ChatHub:
             return self._composed(sid, "user", answer, outside=outside)
         if self.tiny:
             return self._composed(sid, "user", self._tiny_answer(text, decision))
-        return await self.turns.run(StoredTranscript(sid, "user"), propose=_proposal)
+        transcript = StoredTranscript(sid, "user", history=self.turns.history)
+        return await self.turns.run(transcript, propose=_proposal)
 
     def _tiny_answer(self, text: str, decision: bool | None) -> str:
         """What a tiny model cannot do is said honestly, with the way out."""
@@ -181,7 +182,7 @@ class ChatHub:
     async def resume(self, session_id: int | None = None, kind: str = "user") -> ChatMessage:
         sid = session_id if session_id is not None else self.default_session().id
         async with self.turns.lock(sid):
-            return await self.turns.run(StoredTranscript(sid, kind))
+            return await self.turns.run(StoredTranscript(sid, kind, history=self.turns.history))
 
     def mute_plan(self, reply_message_id: int) -> MutePlan:
         """What "Don't notify me about this" on a notification reply would do: a Never rule

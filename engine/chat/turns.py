@@ -13,7 +13,7 @@ from engine.agent.actions import Action
 from engine.agent.definitions import AgentDefinition, load_agent
 from engine.agent.loop import AgentLoop
 from engine.agent.tools.base import ToolContext
-from engine.agent.transcript import StoredTranscript
+from engine.agent.transcript import HistoryWindow, StoredTranscript
 from engine.bus import EventBus, ReplyFinished, ReplyStarted, ReplyToken, ToolCalled
 from engine.chat.wording import sender_of
 from engine.store.inbox import event_notes
@@ -34,6 +34,7 @@ class Turns:
         self.agent_name = agent_name
         self.clock = clock
         self._locks: dict[int, asyncio.Lock] = {}
+        self.history = HistoryWindow()  # where each session's prompt history starts
 
     def lock(self, session_id: int) -> asyncio.Lock:
         """Held for the whole of a turn on that session."""

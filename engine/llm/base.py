@@ -56,6 +56,10 @@ class LanguageModel(ABC):
         """What this model can be trusted with (see :mod:`engine.llm.capability`)."""
         return "capable"
 
+    def context_tokens(self) -> int | None:
+        """The context window in tokens, when the backend knows it (prompts fit in it)."""
+        return None
+
     async def load(self) -> None:  # noqa: B027 - optional hook
         """Load weights ahead of the first call (for progress display). Optional."""
 

@@ -39,6 +39,9 @@ class ModelHolder(LanguageModel):
         async with self._settled:
             await self._settled.wait_for(lambda: self._running[id(model)] == 0)
 
+    def context_tokens(self) -> int | None:
+        return self.current.context_tokens()
+
     async def load(self) -> None:
         await self.current.load()
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from engine.agent import taint
-from engine.agent.transcript import StoredTranscript
+from engine.agent.loop import estimate_tokens
+from engine.agent.transcript import StoredTranscript, render
 from engine.llm.base import Message
 from engine.store import chat
 from engine.store.inbox import ingest
@@ -138,7 +139,13 @@ async def test_outside_content_taints_only_the_window_the_model_reads(engine, mo
         chat.add_message(sid, "user", f"hello {n}")
         chat.add_message(sid, "assistant", "hi", meta={"kind": "user"})
     assert StoredTranscript(sid, "user").outside_content()
-    assert not StoredTranscript(sid, "user", window=6).outside_content()
+    # a budget that holds the six newest messages and not the notification before them
+    newest = sum(
+        estimate_tokens(m["content"])
+        for row, calls in chat.recent_messages(6, sid)
+        for m in render(row, calls)
+    )
+    assert not StoredTranscript(sid, "user").outside_content(budget=2 * newest + 1)
 
 
 def test_untrusted_blocks_cannot_be_closed_from_inside():

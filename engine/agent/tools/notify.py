@@ -48,6 +48,7 @@ class ReadNotificationTool(Tool):
     outside_content = True
     root_agent_only = True
     result_type = "json"
+    offered = False  # the system fills it in (see engine.chat.delivery); called, it is []
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Any:
         return []
