@@ -187,6 +187,8 @@ class ModelPage(QtWidgets.QWidget):
             self.capability.addItem(text, value)
         self.capability.setCurrentIndex(max(0, self.capability.findData(settings.model_capability)))
         self._show_automatic(model_label)
+        self.keep_loaded = QtWidgets.QCheckBox("Keep the model in memory")
+        self.keep_loaded.setChecked(settings.keep_model_loaded)
 
         path_row = QtWidgets.QHBoxLayout()
         path_row.setSpacing(6)
@@ -209,6 +211,14 @@ class ModelPage(QtWidgets.QWidget):
         )
         form.add_row("The model is:", self.capability)
         form.add_row("", _hint(CAPABILITY_HINT))
+        form.add_row("Memory:", self.keep_loaded)
+        form.add_row(
+            "",
+            _hint(
+                "Kept, replies start sooner. Off, the model's memory is freed after 5 "
+                "minutes without use, and loaded again when it is needed."
+            ),
+        )
         self.setLayout(_page(form))
         if self.path() is not None:
             self.check()
@@ -310,7 +320,11 @@ class ModelPage(QtWidgets.QWidget):
             self.set_path(chosen)
 
     def values(self) -> dict[str, Any]:
-        return {"model_path": self.path(), "model_capability": self.capability.currentData()}
+        return {
+            "model_path": self.path(),
+            "model_capability": self.capability.currentData(),
+            "keep_model_loaded": self.keep_loaded.isChecked(),
+        }
 
 
 def _model_name(choice: str) -> str:

@@ -1,15 +1,22 @@
 """llama-cpp-python backend. One ``Llama`` lives on one dedicated worker thread: it is loaded
 there and every call runs there (a ``Llama`` is not thread-safe, and running it on another
-thread than the one that loaded it is much slower). The asyncio loop only awaits."""
+thread than the one that loaded it is much slower). The asyncio loop only awaits.
+
+Before each call the threads are chosen for the machine's current load
+(:mod:`engine.llm.threads`); a JSON schema's grammar is built once; with ``keep_loaded``
+off the weights are freed after ``IDLE_UNLOAD_SECONDS`` without a call and loaded again on
+the next one."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -24,18 +31,21 @@ from engine.llm.base import (
 )
 from engine.llm.capability import Capability, gguf_capability
 from engine.llm.guard import check_allowed
+from engine.llm.threads import ThreadPolicy
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
+    from llama_cpp.llama_grammar import LlamaGrammar
     from llama_cpp.llama_types import (
         ChatCompletionRequestMessage,
-        ChatCompletionRequestResponseFormat,
         CreateChatCompletionStreamResponse,
     )
 
 log = logging.getLogger(__name__)
 
 GGUF_MAGIC = b"GGUF"
+DEFAULT_CONTEXT = 4096  # TIC's prompts stay under ~3 000 tokens; each 4 096 more cost ~90 MB
+IDLE_UNLOAD_SECONDS = 300.0
 
 
 def validate_model_file(path: Path) -> Path:
@@ -55,26 +65,48 @@ def validate_model_file(path: Path) -> Path:
     return path
 
 
+@lru_cache(maxsize=64)
+def schema_grammar(schema_json: str) -> LlamaGrammar:
+    """A JSON schema's llama.cpp grammar, built once per schema (as llama-cpp-python's
+    ``response_format`` builds it on every call: a schema it cannot convert falls back to
+    plain JSON)."""
+    from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar
+
+    try:
+        return LlamaGrammar.from_json_schema(schema_json, verbose=False)
+    except Exception:  # what llama-cpp-python's own fallback catches
+        return LlamaGrammar.from_string(JSON_GBNF, verbose=False)
+
+
 class LlamaCppModel(LanguageModel):
     def __init__(
         self,
         path: Path,
         *,
-        context_size: int = 8192,
+        context_size: int = DEFAULT_CONTEXT,
         threads: int | None = None,
         repeat_penalty: float = 1.15,
+        keep_loaded: bool = True,
     ):
         self.path = validate_model_file(path)
         self.name = self.path.stem
         self._capability = gguf_capability(self.path)
         self.context_size = context_size
-        self.threads = threads
+        self.threads = threads  # None: chosen before each call for the current load
+        self._policy = ThreadPolicy(threads)
+        self.threads_in_use: tuple[int, int] | None = None  # (decode, prompt), once loaded
         # Small models loop on greedy decoding ("ask for help, ask for help, ...").
         self.repeat_penalty = repeat_penalty
+        self.keep_loaded = keep_loaded
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama")
         self._llama: Llama | None = None
         self._load_lock = asyncio.Lock()
         self._cancel = threading.Event()
+        self._idle: asyncio.TimerHandle | None = None
+        self._busy = 0
+
+    def context_tokens(self) -> int | None:
+        return self.context_size
 
     def _load_sync(self) -> Llama:
         if self._llama is not None:
@@ -83,16 +115,31 @@ class LlamaCppModel(LanguageModel):
             from llama_cpp import Llama
         except ImportError as exc:
             raise ModelError(f"llama-cpp-python is not installed ({exc})") from None
+        choice = self._policy.choose()
         try:
             self._llama = Llama(
                 model_path=str(self.path),
                 n_ctx=self.context_size,
-                n_threads=self.threads,
+                n_threads=choice.decode,
+                n_threads_batch=choice.prompt,
                 verbose=False,
             )
         except (ValueError, RuntimeError, OSError) as exc:
             raise ModelError(f"cannot load model {self.path.name}: {exc}") from None
+        self.threads_in_use = (choice.decode, choice.prompt)
+        log.info("model %s loaded: %s", self.path.name, choice.why)
         return self._llama
+
+    def _use_threads(self, llama: Llama) -> None:
+        """The threads for this call, changed only when the load changed the choice."""
+        choice = self._policy.choose()
+        wanted = (choice.decode, choice.prompt)
+        if wanted != self.threads_in_use:
+            from llama_cpp import llama_set_n_threads
+
+            llama_set_n_threads(llama.ctx, choice.decode, choice.prompt)
+            self.threads_in_use = wanted
+            log.debug("model threads now: %s", choice.why)
 
     @property
     def capability(self) -> Capability:
@@ -112,9 +159,8 @@ class LlamaCppModel(LanguageModel):
         emit: TokenCallback | None,
     ) -> Completion:
         llama = self._load_sync()
-        response_format: ChatCompletionRequestResponseFormat | None = None
-        if schema is not None:
-            response_format = {"type": "json_object", "schema": schema}
+        self._use_threads(llama)
+        grammar = schema_grammar(json.dumps(schema, sort_keys=True)) if schema else None
         started = time.monotonic()
         pieces: list[str] = []
         try:
@@ -124,7 +170,7 @@ class LlamaCppModel(LanguageModel):
                 max_tokens=max_tokens,
                 temperature=temperature,
                 repeat_penalty=self.repeat_penalty,
-                response_format=response_format,
+                grammar=grammar,
                 stream=True,
             )
             for chunk in cast("Iterator[CreateChatCompletionStreamResponse]", chunks):
@@ -158,24 +204,47 @@ class LlamaCppModel(LanguageModel):
         check_allowed(f"generate with {self.path.name}")
         loop = asyncio.get_running_loop()
         emit = threadsafe(on_token)
-        return await loop.run_in_executor(
-            self._executor,
-            self._generate_sync,
-            messages,
-            schema,
-            max_tokens,
-            temperature,
-            emit,
-        )
+        self._busy += 1
+        try:
+            return await loop.run_in_executor(
+                self._executor,
+                self._generate_sync,
+                messages,
+                schema,
+                max_tokens,
+                temperature,
+                emit,
+            )
+        finally:
+            self._busy -= 1
+            self._idle_later()
+
+    def _idle_later(self) -> None:
+        """With ``keep_loaded`` off, free the weights once no call came for a while."""
+        if self.keep_loaded or self._cancel.is_set():
+            return
+        if self._idle is not None:
+            self._idle.cancel()
+        loop = asyncio.get_running_loop()
+        self._idle = loop.call_later(IDLE_UNLOAD_SECONDS, self._unload_if_idle)
+
+    def _unload_if_idle(self) -> None:
+        self._idle = None
+        if self._busy or self._cancel.is_set():
+            return
+        self._executor.submit(self._free)
+        log.info("model %s freed after %.0f s idle", self.path.name, IDLE_UNLOAD_SECONDS)
+
+    def _free(self) -> None:
+        if self._llama is not None:
+            self._llama.close()
+            self._llama = None
 
     async def close(self) -> None:
         self._cancel.set()
+        if self._idle is not None:
+            self._idle.cancel()
+            self._idle = None
         loop = asyncio.get_running_loop()
-
-        def _free() -> None:
-            if self._llama is not None:
-                self._llama.close()
-                self._llama = None
-
-        await loop.run_in_executor(self._executor, _free)
+        await loop.run_in_executor(self._executor, self._free)
         self._executor.shutdown(wait=True)

@@ -24,6 +24,7 @@ MODEL_SETTINGS = (
     "context_size",
     "model_threads",
     "model_capability",
+    "keep_model_loaded",
 )
 
 
@@ -37,7 +38,12 @@ def load_model(
         url = str(chosen)
         return OpenAICompatModel(url, model=settings.server_model, api_key=server_api_key(url))
     path = resolve_model_path(explicit, settings, workspace)
-    return LlamaCppModel(path, context_size=settings.context_size, threads=settings.model_threads)
+    return LlamaCppModel(
+        path,
+        context_size=settings.context_size,
+        threads=settings.model_threads,
+        keep_loaded=settings.keep_model_loaded,
+    )
 
 
 def load_model_or_stand_in(

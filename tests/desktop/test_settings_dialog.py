@@ -514,6 +514,15 @@ def test_the_capability_setting_is_shown_as_saved(make_dialog):
     assert dialog.result_settings().model_capability == "tiny"
 
 
+def test_keeping_the_model_in_memory_is_a_setting(make_dialog):
+    dialog = make_dialog(Settings())
+    box = dialog.model_page.keep_loaded
+    assert box.isChecked() and dialog.result_settings().keep_model_loaded is True
+    box.setChecked(False)
+    assert dialog.result_settings().keep_model_loaded is False
+    assert not make_dialog(Settings(keep_model_loaded=False)).model_page.keep_loaded.isChecked()
+
+
 def test_choosing_a_model_file_says_what_it_is(qtbot, make_dialog, gguf):
     dialog = make_dialog(model_label="SmolLM2-135M · small built-in model")
     assert _set_model(qtbot, dialog, gguf) is None
