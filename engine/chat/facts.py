@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from engine.events import Event
-from engine.store.inbox import stored_event
+from engine.store.inbox import stored_events
 from engine.store.models import Notification
 from engine.triage.classifier import is_video_call
 
@@ -173,13 +173,7 @@ def facts_of(note: Notification, event: Event | None) -> NoteFacts:
 
 def events_of(batch: Sequence[Notification]) -> dict[str, Event]:
     """The stored events the notifications came from (scheduled jobs have none)."""
-    found: dict[str, Event] = {}
-    for note in batch:
-        if note.event_id is not None and note.event_id not in found:
-            event = stored_event(note.event_id)
-            if event is not None:
-                found[note.event_id] = event
-    return found
+    return stored_events(n.event_id for n in batch if n.event_id is not None)
 
 
 def batch_facts(batch: Sequence[Notification], events: Mapping[str, Event]) -> list[NoteFacts]:

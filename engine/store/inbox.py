@@ -85,6 +85,28 @@ def mark_done(
     ).where(EventRecord.id == record.id).execute()
 
 
+Decided = tuple[EventRecord, bool, str, str | None]
+"""An event and its decision: notify, reason, rule."""
+
+
+def mark_all_done(decided: Iterable[Decided], now: datetime) -> None:
+    """The events are decided (the caller holds the transaction). One UPDATE per distinct
+    decision, not per event: a batch's decisions repeat ("a newsletter or digest"), and
+    building a statement costs more than running it."""
+    groups: dict[tuple[bool, str, str | None], list[int]] = {}
+    for record, notify, reason, rule in decided:
+        groups.setdefault((notify, reason, rule), []).append(record.id)
+    for (notify, reason, rule), ids in groups.items():
+        EventRecord.update(
+            status="done",
+            processed_at=now,
+            last_error=None,
+            decision_notify=notify,
+            decision_reason=reason,
+            decision_rule=rule,
+        ).where(EventRecord.id.in_(ids)).execute()
+
+
 def release(ids: Iterable[int], error: str, max_attempts: int) -> int:
     """After a failed run: each event's attempt is counted; those with attempts left go back
     to pending, the others are marked failed. Returns how many failed for good."""
@@ -128,6 +150,15 @@ def event_notes(event_id: str | None) -> list[str]:
     """What bounding changed in a stored event on ingest (its originals are kept with it)."""
     event = stored_event(event_id) if event_id else None
     return list(event.notes) if event is not None else []
+
+
+def stored_events(event_ids: Iterable[str]) -> dict[str, Event]:
+    """The stored events with these ids, in one query (a delivery reads up to 20)."""
+    wanted = list(dict.fromkeys(event_ids))
+    rows = EventRecord.select(EventRecord.event_id, EventRecord.payload).where(
+        EventRecord.event_id.in_(wanted)
+    )
+    return {row.event_id: Event.model_validate_json(row.payload) for row in rows}
 
 
 def event_sender(event_id: str) -> str | None:

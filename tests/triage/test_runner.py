@@ -288,3 +288,31 @@ async def test_a_big_tick_hands_the_loop_over_while_it_works(engine, model):
     await other
     assert result.events == 300 and model.calls == []
     assert turns >= 6
+
+
+@pytest.mark.allow_log_warnings
+async def test_when_marking_a_batch_at_once_fails_each_event_is_marked_alone(
+    engine, model, monkeypatch
+):
+    """Decisions are stored together; should that fail, one by one, so only the event at
+    fault goes back to pending."""
+    from engine.store import inbox as store_inbox
+
+    events = [make_event(**NEWSLETTER) for _ in range(3)]
+    ingest(events)
+    real = store_inbox.mark_done
+
+    def all_at_once(*args, **kwargs):
+        raise RuntimeError("the batch could not be stored")
+
+    def one_by_one(record, *args):
+        if record.event_id == events[1].id:
+            raise RuntimeError("this one cannot be stored")
+        return real(record, *args)
+
+    monkeypatch.setattr(store_inbox, "mark_all_done", all_at_once)
+    monkeypatch.setattr(store_inbox, "mark_done", one_by_one)
+    result = await engine.tic.tick()
+    status = {r.event_id: r.status for r in EventRecord.select()}
+    assert status[events[0].id] == status[events[2].id] == "done"
+    assert status[events[1].id] == "pending" and result.events == 3
