@@ -170,6 +170,23 @@ async def chat_figures(opts: Options) -> list[Row]:
                         "ratio",
                         calls[0].prompt_ms / first_prompt_ms,
                     )
+        follow_ups = [convo[t] for t in range(2, turns + 1) if convo[t]["calls"]]
+        for turn in follow_ups:
+            first = turn["calls"][0]
+            add("allttft", "capable: turns 2–20 time to first token", "ms", turn["first_token_ms"])
+            add(
+                "allevaluated",
+                "capable: turns 2–20 prompt tokens evaluated, first call",
+                "tokens",
+                first.evaluated,
+            )
+            if first_prompt_ms:
+                add(
+                    "allcache",
+                    "capable: turns 2–20 prompt time / turn 1's",
+                    "ratio",
+                    first.prompt_ms / first_prompt_ms,
+                )
         speeds = [c.decode_tok_s for t in MEASURED_TURNS for c in convo[t]["calls"]]
         raw_speeds = [c.decode_tok_s for t in MEASURED_TURNS for c in convo[t].get("raw", [])]
         app = [s for s in speeds if s]
