@@ -61,7 +61,7 @@ async def thread_figures(opts: Options) -> list[Row]:
             )
         )
     try:
-        from engine.llm.threads import choose_threads
+        from engine.llm.threads import ThreadPolicy
     except ImportError:  # an engine that leaves it to llama-cpp-python's defaults
         cpus = os.cpu_count() or 1
         rows.append(
@@ -75,7 +75,7 @@ async def thread_figures(opts: Options) -> list[Row]:
             )
         )
         return rows
-    chosen = choose_threads()
+    chosen = await asyncio.to_thread(ThreadPolicy().choose)  # as the engine at load
     rows.append(
         Row(
             "threads",

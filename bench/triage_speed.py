@@ -103,13 +103,19 @@ async def triage_figures(opts: Options) -> list[Row]:
             try:
                 asked = [(with_unreadable(r), n, evs) for r, n, evs in groups]
                 per_event, per_call, raw_calls, calls_per_event = [], [], [], []
+                remembered: list[float] = []
                 for _ in range(opts.repeat(full=3, quick=1)):
+                    decider = TriageDecider(model, workspace)  # nothing remembered yet
                     first = len(inner.calls)
                     started = time.perf_counter()
                     for rules, now, events in asked:
                         await decider.decide(events, now, rules_text=rules)
                     per_event.append((time.perf_counter() - started) * 1000 / count)
                     made = inner.calls[first:]
+                    started = time.perf_counter()
+                    for rules, now, events in asked:  # the same questions again
+                        await decider.decide(events, now, rules_text=rules)
+                    remembered.append((time.perf_counter() - started) * 1000 / count)
                     if not made:
                         raise RuntimeError(f"code read {UNREADABLE!r}: no model call to measure")
                     calls_per_event.append(len(made) / count)
@@ -121,6 +127,14 @@ async def triage_figures(opts: Options) -> list[Row]:
                         "ms per event, one line sent to the model (capable)",
                         "ms",
                         per_event,
+                    )
+                )
+                rows.append(
+                    Row(
+                        "triage",
+                        "ms per event, the same events again (verdicts remembered)",
+                        "ms",
+                        remembered,
                     )
                 )
                 rows.append(

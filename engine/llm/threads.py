@@ -1,14 +1,16 @@
 """How many threads llama.cpp gets, chosen for the machine and what else runs on it now.
 
 llama.cpp's worker threads spin while they wait for each other, so a thread without a free
-core of its own does not just idle: it holds up every other one. Measured on a 2-core machine
-(``python -m bench --only threads``): idle, decoding with 2 threads is ~1.4x faster than with
-1; with one other busy process, 2 prompt threads halve prompt speed and 2 decode threads
-collapse decoding to 2–4 tok/s. llama-cpp-python's defaults (all cores for prompts, half for
-decoding) are right for neither case. So both counts are the cores free right now: the
-usable CPUs minus what other processes keep busy, measured from ``/proc/stat`` since the last
-call (this process's own CPU time subtracted), or the load average when there is no recent
-reading. Decoding is memory-bound and gains nothing past a few threads, so it is capped."""
+core of its own does not just idle: it holds up every other one. Measured with the embedded
+model on a 2-core machine (``python -m bench --only threads``, raw llama-cpp-python): quiet,
+2 threads read a prompt at 429 tok/s against 240 with 1 (decoding: 131 against 127); with
+the other core busy, 2 threads read at 103 tok/s against 156 with 1, and decode at 8 tok/s
+against 95. llama-cpp-python's defaults (every core for prompts, half for decoding) are
+right for neither case. So both counts are the cores free right now: the usable CPUs minus
+what other processes keep busy, measured from ``/proc/stat`` since the last call (this
+process's own CPU time subtracted; the first time over a quarter of a second, on the model's
+thread), or the load average when the last call is too long ago. Decoding is memory-bound
+and gains little past a few threads, so it is capped."""
 
 from __future__ import annotations
 
@@ -72,31 +74,52 @@ def _own_seconds() -> float:
 
 
 class LoadMeter:
-    """How many cores other processes kept busy since the previous reading."""
+    """How many cores other processes kept busy since the window began."""
 
     def __init__(self) -> None:
-        self._last = (time.monotonic(), _cpu_busy_seconds(), _own_seconds())
+        self._start = self._reading()
 
-    def others_busy(self) -> float | None:
-        """Cores kept busy by other processes since the last call (None: no usable window,
-        e.g. too short, too long ago, or no ``/proc/stat``); starts a new window."""
-        now = (time.monotonic(), _cpu_busy_seconds(), _own_seconds())
-        (t0, busy0, own0), self._last = self._last, now
+    @staticmethod
+    def _reading() -> tuple[float, float | None, float]:
+        return time.monotonic(), _cpu_busy_seconds(), _own_seconds()
+
+    def others_busy(self, *, wait: bool = False) -> float | None:
+        """Cores kept busy by other processes over the window, which then starts afresh.
+        A window too short to say anything is kept growing (None), unless ``wait``: then
+        it is waited out. Past ``MAX_WINDOW`` the 1-minute load average stands in, less
+        this process's own share. None without ``/proc/stat``."""
+        now = self._reading()
+        t0, busy0, own0 = self._start
+        if now[0] - t0 < MIN_WINDOW:
+            if not wait:
+                return None
+            time.sleep(MIN_WINDOW - (now[0] - t0))
+            now = self._reading()
+        self._start = now
         window = now[0] - t0
-        if busy0 is None or now[1] is None or not MIN_WINDOW <= window <= MAX_WINDOW:
+        own = (now[2] - own0) / window
+        if busy0 is None or now[1] is None:
             return None
-        return max(0.0, (now[1] - busy0) - (now[2] - own0)) / window
+        if window > MAX_WINDOW:
+            return max(0.0, os.getloadavg()[0] - own)
+        return max(0.0, (now[1] - busy0) / window - own)
 
 
 class ThreadPolicy:
     """The choice before each model call: fixed when the user set ``model_threads``,
-    otherwise measured (``LoadMeter``, or the load average without a recent window)."""
+    otherwise measured (``LoadMeter``); between calls too close together to measure, the
+    previous choice stands."""
 
     def __init__(self, fixed: int | None = None) -> None:
         self.fixed = fixed
         self._meter = LoadMeter()
+        self._last: ThreadChoice | None = None
 
     def choose(self) -> ThreadChoice:
         if self.fixed is not None:
             return ThreadChoice(self.fixed, self.fixed, f"{self.fixed} thread(s), as set")
-        return choose_threads(self._meter.others_busy())
+        others = self._meter.others_busy(wait=self._last is None)
+        if others is None and self._last is not None:
+            return self._last
+        self._last = choose_threads(others)
+        return self._last

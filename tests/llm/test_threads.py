@@ -27,3 +27,11 @@ def test_the_users_setting_wins() -> None:
 def test_the_load_meter_needs_a_window_of_a_useful_length() -> None:
     meter = LoadMeter()
     assert meter.others_busy() is None  # a few microseconds: says nothing
+    busy = meter.others_busy(wait=True)  # waits the quarter second out
+    assert busy is not None and busy >= 0.0
+
+
+def test_calls_too_close_together_keep_the_previous_choice() -> None:
+    policy = ThreadPolicy()
+    first = policy.choose()  # measured over a quarter of a second
+    assert policy.choose() is first
