@@ -27,6 +27,7 @@ NOT_RUN = {
     "sudo pacman ": "installs system packages on Arch",
     "python3 -m venv .venv && ": "makes a venv, installs and starts the GUI (CI's plain job)",
     "pip install -e '.[test]' && python -m pytest": "is the test suite itself",
+    "python -m bench": "measures for minutes (tests/test_bench.py runs one cheap figure)",
 }
 # Commands that run the model: only in the real_model test.
 NEEDS_MODEL = {"tic-desktop tick"}

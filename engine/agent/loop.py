@@ -251,21 +251,19 @@ class AgentLoop:
     async def _step(
         self, messages: list[Message], schema: dict[str, Any], on_token: TokenCallback | None
     ) -> tuple[Action, Completion]:
-        last_error = ""
-        for _attempt in range(2):
-            streamer = ReplyStreamer(on_token) if on_token is not None else None
-            completion = await self.model.complete(
-                messages,
-                schema=schema,
-                max_tokens=STEP_MAX_TOKENS,
-                on_token=streamer.feed if streamer else None,
-            )
-            try:
-                return parse_action(completion.text, schema), completion
-            except ValueError as exc:
-                last_error = str(exc)
-                log.warning("invalid agent step, retrying: %s", last_error)
-        raise ModelError(f"the model produced no valid step: {last_error}")
+        """One model call. Decoding is greedy, so asking again with the same prompt would
+        give the same answer: an invalid one (cut off at ``STEP_MAX_TOKENS``) fails the step."""
+        streamer = ReplyStreamer(on_token) if on_token is not None else None
+        completion = await self.model.complete(
+            messages,
+            schema=schema,
+            max_tokens=STEP_MAX_TOKENS,
+            on_token=streamer.feed if streamer else None,
+        )
+        try:
+            return parse_action(completion.text, schema), completion
+        except ValueError as exc:
+            raise ModelError(f"the model produced no valid step: {exc}") from None
 
     async def _run_tool(self, action: Action, allowed: list[Tool], ctx: ToolContext) -> ToolStep:
         tool = next((t for t in allowed if t.name == action.tool), None)
