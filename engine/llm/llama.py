@@ -10,11 +10,12 @@ the next one."""
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import json
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
@@ -63,6 +64,25 @@ def validate_model_file(path: Path) -> Path:
     if magic != GGUF_MAGIC:
         raise ModelError(f"not a GGUF model file: {path}")
     return path
+
+
+@lru_cache(maxsize=1)
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, where there is one (not on musl, macOS or Windows)."""
+    try:
+        trim: Callable[[int], int] = ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+    return trim
+
+
+def return_freed_memory() -> None:
+    """Hand the heap's free pages back to the system. Each call's sampler, grammar and
+    buffers are freed but stay in the process's heap: without this, 100 chat turns on the
+    embedded model grew its memory by ~145 MB (``python -m bench --only memory``)."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
 @lru_cache(maxsize=64)
@@ -183,6 +203,8 @@ class LlamaCppModel(LanguageModel):
                         emit(delta)
         except ValueError as exc:
             raise ModelError(f"model {self.path.name} failed: {exc}") from None
+        finally:
+            return_freed_memory()  # ~1 ms
         n_total = llama.n_tokens
         completion_tokens = len(pieces)
         return Completion(
