@@ -26,9 +26,18 @@ def _v2_source_status(db: pw.Database) -> None:
     db.create_tables([SourceStatus])
 
 
+def _v3_pending_in_order(db: pw.Database) -> None:
+    """TIC claims the oldest pending events: without this index every claim sorted all the
+    pending events, so a tick over 50 000 cost twice as much per event as one over 1 000."""
+    db.execute_sql(
+        "CREATE INDEX IF NOT EXISTS events_pending_in_order ON events (status, time, id)"
+    )
+
+
 MIGRATIONS: list[tuple[int, Callable[[pw.Database], None]]] = [
     (1, _v1_initial),
     (2, _v2_source_status),
+    (3, _v3_pending_in_order),
 ]
 
 LATEST = MIGRATIONS[-1][0]
