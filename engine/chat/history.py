@@ -5,13 +5,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.events import Event
 from engine.store import chat
-from engine.store.inbox import event_notes
+from engine.store.inbox import stored_events
 
 
 def history_rows(limit: int = 50, session_id: int | None = None) -> list[dict[str, Any]]:
+    messages = chat.recent_messages(limit, session_id)
+    # the events behind every "why", read in one query (the app loads 200 messages at start)
+    events = stored_events(
+        str(why["event_id"])
+        for m, _calls in messages
+        for why in (m.meta or {}).get("why", [])
+        if why.get("event_id")
+    )
     rows = []
-    for m, calls in chat.recent_messages(limit, session_id):
+    for m, calls in messages:
         meta = m.meta or {}
         rows.append(
             {
@@ -24,7 +33,7 @@ def history_rows(limit: int = 50, session_id: int | None = None) -> list[dict[st
                 "kind": meta.get("kind"),
                 "sources": meta.get("sources", []),
                 "why": [
-                    {**why, "notes": event_notes(why.get("event_id"))}
+                    {**why, "notes": _notes(events, why.get("event_id"))}
                     for why in meta.get("why", [])
                 ],
                 "fallback": bool(meta.get("fallback")),
@@ -47,3 +56,8 @@ def history_rows(limit: int = 50, session_id: int | None = None) -> list[dict[st
             }
         )
     return rows
+
+
+def _notes(events: dict[str, Event], event_id: object) -> list[str]:
+    event = events.get(str(event_id)) if event_id else None
+    return list(event.notes) if event is not None else []

@@ -16,7 +16,8 @@ from engine.agent.tools.base import ToolContext
 from engine.agent.transcript import HistoryWindow, StoredTranscript
 from engine.bus import EventBus, ReplyFinished, ReplyStarted, ReplyToken, ToolCalled
 from engine.chat.wording import sender_of
-from engine.store.inbox import event_notes
+from engine.events import Event
+from engine.store.inbox import stored_events
 from engine.store.models import ChatMessage, Notification
 
 
@@ -104,6 +105,7 @@ class Turns:
         total_ms: int | None = None,
     ) -> None:
         """Announce a reply (and the notifications it delivered) on the bus."""
+        events = stored_events(n.event_id for n in delivered if n.event_id is not None)
         self.bus.publish(
             ReplyFinished(
                 session_id=reply.session_id,
@@ -116,7 +118,7 @@ class Turns:
                         reason=n.reason,
                         rule=n.rule,
                         sender=sender_of(n),
-                        notes=event_notes(n.event_id),
+                        notes=_notes(events, n.event_id),
                     )
                     for n in delivered
                 ],
@@ -130,3 +132,9 @@ class Turns:
 
 def _ms(seconds: float) -> int:
     return round(seconds * 1000)
+
+
+def _notes(events: dict[str, Event], event_id: str | None) -> list[str]:
+    """What bounding changed in a notified event on ingest (its originals are kept)."""
+    event = events.get(event_id) if event_id is not None else None
+    return list(event.notes) if event is not None else []
