@@ -130,10 +130,10 @@ class TicRunner:
     async def _run_batch(self, batch: list[EventRecord]) -> _BatchResult:
         run = inbox.start_run("tic", len(batch), self.clock())
         result = _BatchResult(events=len(batch))
-        batch = self._set_aside_corrupt(batch)
+        batch, events = self._set_aside_corrupt(batch)
         result.failed = result.events - len(batch)
+        await asyncio.sleep(0)  # claiming and parsing were a slice of their own
         try:
-            events = [Event.model_validate_json(r.payload) for r in batch]
             names = [e.sender.name for e in events if e.source == "email" and e.sender]
             first_seen = inbox.first_sender_domains(n for n in names if n)
             outcomes = await self.decider.decide_each(events, self.clock(), first_seen=first_seen)
@@ -209,20 +209,23 @@ class TicRunner:
         result.errors.append(message)
         result.retry.append(record.id)
 
-    def _set_aside_corrupt(self, batch: list[EventRecord]) -> list[EventRecord]:
-        """A stored event that no longer parses is marked failed with the reason (and logged),
-        so it cannot hold up the rest of its batch."""
-        good = []
+    def _set_aside_corrupt(self, batch: list[EventRecord]) -> tuple[list[EventRecord], list[Event]]:
+        """The batch's records that parse, and their events (each parsed once). A stored
+        event that no longer parses is marked failed with the reason (and logged), so it
+        cannot hold up the rest of its batch."""
+        good: list[EventRecord] = []
+        events: list[Event] = []
         for record in batch:
             try:
-                Event.model_validate_json(record.payload)
+                event = Event.model_validate_json(record.payload)
             except ValueError as exc:
                 reason = f"corrupt event: {one_line(exc)}"
                 log.error("event %s set aside: %s", record.event_id, reason)
                 inbox.set_aside(record, reason)
                 continue
             good.append(record)
-        return good
+            events.append(event)
+        return good, events
 
     def _notifier(
         self, reason: str, rule: str | None
