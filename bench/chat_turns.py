@@ -1,6 +1,9 @@
 """Chat: time to the first reply token and to the end of the turn on turns 1, 5 and 20 of one
 conversation, the prompt tokens of each model call, how much of each prompt llama.cpp could
-take from its cache, and the same calls replayed on raw llama-cpp-python.
+take from its cache, and the same calls replayed on raw llama-cpp-python. The app warms the
+model up after loading it (``Engine.warm_up``), as the tray app and ``tic-desktop chat`` do;
+the raw replay of turn 1 is cold, as a script's first call is. After the last turn a
+notification reply comes in between and one more turn shows what the switch back costs.
 
 On the tiny (embedded) model the chat makes no model call (what code recognises is answered
 from the tool's result, the rest is an honest composed answer), so the model path is measured
@@ -17,6 +20,13 @@ from bench.common import Options, Row, scratch_home
 from bench.probe import Call, CountingModel, RawLlama, threads_of
 
 MEASURED_TURNS = (1, 5, 20)
+AFTER_NOTIFICATION = 21  # the turn after a notification reply
+NOTIFICATION = {
+    "source": "email",
+    "event_type": "email.received",
+    "summary": "Anna Berg asked whether the contract can be signed on Friday.",
+    "refs": {"event_id": "bench:anna"},
+}
 PACE_SECONDS = 90  # a person's pace: the engine's clock moves on this much between turns
 
 # Open questions no intent of the chat recognises, so each reaches the model.
@@ -77,12 +87,20 @@ async def _conversation(
             error = await engine.load_model()
             if error:
                 raise RuntimeError(error)
+            await engine.warm_up()
+            out[0] = {"warm": list(model.prefills)}
             if capable and replay:
                 threads = threads_of(model) or (1, 1)
                 raw = RawLlama(path, int(model.context_size), threads)
                 await raw.load()
-            for turn in range(1, turns + 1):
+            for turn in range(1, turns + 2):
                 pace[0] += PACE_SECONDS
+                if turn > turns:
+                    if not capable:
+                        break
+                    await engine.hub.notify(NOTIFICATION)  # a reply of another kind between
+                    if not await engine.hub.drain(timeout=300):
+                        raise RuntimeError("the notification was not delivered")
                 if raw is not None and turn in replay and model.calls:
                     await raw.replay(model.calls[-1])  # raw's cache as the app's: untimed
                 first_call = len(model.calls)
@@ -107,6 +125,14 @@ async def _conversation(
     return out
 
 
+def _turn(t: int) -> str:
+    if t == 1:
+        return "turn 1 (after the warm-up)"
+    if t == AFTER_NOTIFICATION:
+        return "the turn after a notification reply"
+    return f"turn {t}"
+
+
 def _first_text_ms(calls: list[Call]) -> float | None:
     """Time to the reply's first word over a turn's calls: every call before the last, then
     the last one until its ``text`` starts streaming."""
@@ -128,45 +154,61 @@ async def chat_figures(opts: Options) -> list[Row]:
             row.raw.append(raw)
 
     for _ in range(runs):
-        convo = await _conversation(opts, turns, capable=True, replay=set(MEASURED_TURNS))
-        first_prompt_ms = convo[1]["calls"][0].prompt_ms if convo[1]["calls"] else None
-        for t in MEASURED_TURNS:
+        convo = await _conversation(
+            opts, turns, capable=True, replay={*MEASURED_TURNS, AFTER_NOTIFICATION}
+        )
+        warm: list[Call] = convo[0]["warm"]
+        add(
+            "warm",
+            "capable: warm-up after load (both openings)",
+            "ms",
+            sum(c.wall_ms for c in warm),
+        )
+        add(
+            "warmtokens",
+            "capable: warm-up prompt tokens read",
+            "tokens",
+            sum(c.evaluated for c in warm),
+        )
+        cold = convo[1].get("raw") or []
+        first_prompt_ms = cold[0].prompt_ms if cold else None  # turn 1 read cold
+        for t in (*MEASURED_TURNS, AFTER_NOTIFICATION):
             turn = convo[t]
             calls: list[Call] = turn["calls"]
             replays: list[Call] = turn.get("raw", [])
             add(
                 f"ttft{t}",
-                f"capable: turn {t} time to first token",
+                f"capable: {_turn(t)} time to first token",
                 "ms",
                 turn["first_token_ms"],
                 _first_text_ms(replays),
             )
             add(
                 f"total{t}",
-                f"capable: turn {t} total",
+                f"capable: {_turn(t)} total",
                 "ms",
                 turn["total_ms"],
                 sum(c.wall_ms for c in replays) if replays else None,
             )
-            add(f"calls{t}", f"capable: turn {t} model calls", "calls", len(calls))
+            add(f"calls{t}", f"capable: {_turn(t)} model calls", "calls", len(calls))
             for c in calls:
                 add(
                     f"prompt{t}",
-                    f"capable: turn {t} prompt tokens per call",
+                    f"capable: {_turn(t)} prompt tokens per call",
                     "tokens",
                     c.prompt_tokens,
                 )
             if calls and first_prompt_ms:
                 add(
                     f"evaluated{t}",
-                    f"capable: turn {t} prompt tokens evaluated (not from cache), first call",
+                    f"capable: {_turn(t)} prompt tokens evaluated (not from cache), first call",
                     "tokens",
                     calls[0].evaluated,
                 )
-                if t > 1:
+                if t > 1 or warm:
                     add(
                         f"cache{t}",
-                        f"capable: turn {t} prompt time / turn 1's (prefix cache)",
+                        f"capable: {_turn(t)} prompt time / a cold turn 1's",
                         "ratio",
                         calls[0].prompt_ms / first_prompt_ms,
                     )
@@ -183,7 +225,7 @@ async def chat_figures(opts: Options) -> list[Row]:
             if first_prompt_ms:
                 add(
                     "allcache",
-                    "capable: turns 2–20 prompt time / turn 1's",
+                    "capable: turns 2–20 prompt time / a cold turn 1's",
                     "ratio",
                     first.prompt_ms / first_prompt_ms,
                 )

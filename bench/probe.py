@@ -95,6 +95,7 @@ class CountingModel(LanguageModel):
         self.inner = inner
         self.name = inner.name
         self.calls: list[Call] = []
+        self.prefills: list[Call] = []
 
     @property
     def capability(self) -> Any:
@@ -108,6 +109,20 @@ class CountingModel(LanguageModel):
 
     async def close(self) -> None:
         await self.inner.close()
+
+    async def prefill(self, messages: list[Message]) -> None:
+        """Forwarded, and recorded as a call without output (its prompt reading measured)."""
+        call = Call(list(messages), None, 0)
+        llama = inner_llama(self.inner)
+        before = _perf(llama) if llama is not None else (0.0, 0)
+        started = time.perf_counter()
+        await self.inner.prefill(messages)
+        call.wall_ms = (time.perf_counter() - started) * 1000
+        llama = inner_llama(self.inner)
+        if llama is not None:
+            after = _perf(llama)
+            call.prompt_ms, call.evaluated = after[0] - before[0], after[1] - before[1]
+        self.prefills.append(call)
 
     async def complete(
         self,

@@ -217,6 +217,7 @@ class DesktopApp(QtCore.QObject):
         self.model_ready = True
         self.chat.set_status(self.base_status, False)
         self.show_model()
+        self.spawn(self.engine.warm_up(), "warm-up")
 
     def show_model(self) -> None:
         """The chat's header: the model and what it is trusted with."""

@@ -341,9 +341,12 @@ async def cmd_chat(workspace: Workspace, model_path: str | None) -> int:
         await engine.start(schedule=True)
         await engine.serve({"show": _refuse_app(role)}, role=role)
         console.say("TIC chat: type a message; /tick checks now, /quit leaves.")
+        # While the user types, the model reads what the first reply will open with.
+        warm_up = asyncio.create_task(engine.warm_up(), name="warm-up")
         try:
             await _chat_loop(engine, console)
         finally:
+            warm_up.cancel()
             await engine.stop()
             unsubscribe()
     return 0

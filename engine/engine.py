@@ -365,6 +365,20 @@ class Engine:
         self.bus.publish(ModelReady(name))
         return None
 
+    async def warm_up(self) -> None:
+        """On a capable model, read what the next notification reply and the next chat turn
+        open with into the model's cache now (the backend saves each kind's state and reads
+        it back in milliseconds), so neither starts with seconds of prompt reading. A tiny
+        model's replies are composed in code: nothing to warm. Errors are logged, not raised:
+        a warm-up is only a head start."""
+        if self._model.capability == "tiny":
+            return
+        try:
+            for messages in self.hub.openings():
+                await self._model.prefill(messages)
+        except TicError as exc:
+            log.info("model warm-up skipped: %s", exc)
+
     @staticmethod
     def missing_extra(kind: Kind) -> str | None:
         """One line naming the pip extra an account of ``kind`` needs, if not installed."""

@@ -67,6 +67,11 @@ class Workspace:
         return self.root / "logs"
 
     @property
+    def states_dir(self) -> Path:
+        """The model's saved prompt states (they hold what the prompts held: owner-only)."""
+        return self.root / "cache" / "model-states"
+
+    @property
     def agents_dir(self) -> Path:
         """Agent definitions: the workspace's own ``agents/`` overrides the bundled ones."""
         own = self.root / "agents"
@@ -88,13 +93,14 @@ class Workspace:
     def make_owner_only(self) -> None:
         """The user's messages, settings and rules are readable by the user only: the
         workspace 0700, TIC's files in it 0600, and ``data/``, ``logs/`` and the backups
-        with all they hold (files made before TIC set its umask, or copied in since).
+        with all they hold, and the model's saved states in ``cache/`` (files made before
+        TIC set its umask, or copied in since).
         Symbolic links, ``models/`` and anything not the user's own are left alone."""
         _chmod(self.root, 0o700)
         for path in self.root.iterdir():
             if path.name.startswith(OWN_PREFIXES) and path.is_file() and not path.is_symlink():
                 _chmod(path, 0o600)
-        for folder in (self.data_dir, self.logs_dir, self.root / "backups"):
+        for folder in (self.data_dir, self.logs_dir, self.root / "backups", self.root / "cache"):
             if not folder.is_dir() or folder.is_symlink():
                 continue
             _chmod(folder, 0o700)

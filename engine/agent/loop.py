@@ -185,6 +185,39 @@ class AgentLoop:
         room = context - estimate_tokens(system["content"]) - STEP_MAX_TOKENS - 64
         return max(256, min(HISTORY_TOKENS, room))
 
+    def _frame(
+        self,
+        definition: AgentDefinition,
+        transcript: Transcript,
+        depth: int,
+        read_only: bool,
+        reply_only: bool,
+    ) -> tuple[int, bool, list[Tool]]:
+        """A turn's history budget, whether outside content is in it, and its tools."""
+        if self.model.capability == "tiny":
+            read_only = True
+        listed = [] if reply_only else self.tools(definition, depth, read_only)
+        budget = self.history_budget(self.system_message(definition, listed, outside=True))
+        outside = transcript.outside_content(budget)
+        read_only = read_only or outside
+        tools = [] if reply_only else self.tools(definition, depth, read_only)
+        return budget, outside, tools
+
+    def opening(
+        self,
+        definition: AgentDefinition,
+        transcript: Transcript,
+        *,
+        read_only: bool = False,
+        reply_only: bool = False,
+    ) -> list[Message]:
+        """What the next turn's first prompt on ``transcript`` will open with: the system
+        message and the history as they stand (the turn adds its message and the time after
+        them), for ``LanguageModel.prefill``."""
+        budget, outside, tools = self._frame(definition, transcript, 0, read_only, reply_only)
+        system = self.system_message(definition, tools, outside=outside)
+        return [system, *transcript.messages(budget)]
+
     async def run(
         self,
         definition: AgentDefinition,
@@ -207,13 +240,7 @@ class AgentLoop:
         Outside content never shares a turn with a tool that changes anything: a transcript
         that holds some makes the turn read-only, and so does a tool result that brings some
         in (from that step on)."""
-        if self.model.capability == "tiny":
-            read_only = True
-        listed = [] if reply_only else self.tools(definition, depth, read_only)
-        budget = self.history_budget(self.system_message(definition, listed, outside=True))
-        outside = transcript.outside_content(budget)
-        read_only = read_only or outside
-        tools = [] if reply_only else self.tools(definition, depth, read_only)
+        budget, outside, tools = self._frame(definition, transcript, depth, read_only, reply_only)
         ctx = context or ToolContext(
             workspace=self.workspace, now=self.clock(), depth=depth, agent=definition.name
         )

@@ -45,6 +45,7 @@ from engine.chat.intents import (
 from engine.chat.turns import Turns
 from engine.clock import utcnow
 from engine.errors import TicError
+from engine.llm.base import Message
 from engine.llm.capability import is_builtin
 from engine.store import chat, inbox
 from engine.store.inbox import stored_event
@@ -178,6 +179,17 @@ class ChatHub:
         message = chat.add_message(session_id, "assistant", text, meta=meta)
         self.turns.finished(message, kind, [])
         return message
+
+    def openings(self) -> list[list[Message]]:
+        """What the next notification reply and the next user turn on a capable model will
+        open with (see ``LanguageModel.prefill``); the user turn's last, so its opening is
+        the one left in the model's cache."""
+        sid = self.default_session().id
+        user_turn = StoredTranscript(sid, "user", history=self.turns.history)
+        return [
+            self.delivery.opening(),
+            self.loop.opening(self.turns.agent(), user_turn),
+        ]
 
     async def resume(self, session_id: int | None = None, kind: str = "user") -> ChatMessage:
         sid = session_id if session_id is not None else self.default_session().id

@@ -75,5 +75,10 @@ class LanguageModel(ABC):
     ) -> Completion:
         """Generate one assistant message for ``messages``; stream text pieces to ``on_token``."""
 
+    async def prefill(self, messages: list[Message]) -> None:  # noqa: B027 - optional hook
+        """Read ``messages`` into the backend's prompt cache ahead of a call that will open
+        with them (llama.cpp reuses an evaluated prompt up to its first differing token).
+        Optional: backends without such a cache do nothing."""
+
     async def close(self) -> None:  # noqa: B027 - optional hook
         """Release the model."""

@@ -69,5 +69,15 @@ class ModelHolder(LanguageModel):
             async with self._settled:
                 self._settled.notify_all()
 
+    async def prefill(self, messages: list[Message]) -> None:
+        model = self.current
+        self._running[id(model)] += 1
+        try:
+            await model.prefill(messages)
+        finally:
+            self._running[id(model)] -= 1
+            async with self._settled:
+                self._settled.notify_all()
+
     async def close(self) -> None:
         await self.current.close()

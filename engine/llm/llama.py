@@ -5,7 +5,8 @@ thread than the one that loaded it is much slower). The asyncio loop only awaits
 Before each call the threads are chosen for the machine's current load
 (:mod:`engine.llm.threads`); a JSON schema's grammar is built once; with ``keep_loaded``
 off the weights are freed after ``IDLE_UNLOAD_SECONDS`` without a call and loaded again on
-the next one."""
+the next one. With a ``state_dir``, the evaluated prompt of each kind of call is saved there
+and read back when that kind comes again (:mod:`engine.llm.prefix_states`)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ from engine.llm.base import (
 )
 from engine.llm.capability import Capability, gguf_capability
 from engine.llm.guard import check_allowed
+from engine.llm.prefix_states import PrefixStates, opening_key
 from engine.llm.threads import ThreadPolicy
 
 if TYPE_CHECKING:
@@ -107,6 +109,7 @@ class LlamaCppModel(LanguageModel):
         threads: int | None = None,
         repeat_penalty: float = 1.15,
         keep_loaded: bool = True,
+        state_dir: Path | None = None,
     ):
         self.path = validate_model_file(path)
         self.name = self.path.stem
@@ -124,6 +127,9 @@ class LlamaCppModel(LanguageModel):
         self._cancel = threading.Event()
         self._idle: asyncio.TimerHandle | None = None
         self._busy = 0
+        self.states = (
+            PrefixStates(state_dir, self.path, context_size) if state_dir is not None else None
+        )
 
     def context_tokens(self) -> int | None:
         return self.context_size
@@ -180,6 +186,8 @@ class LlamaCppModel(LanguageModel):
     ) -> Completion:
         llama = self._load_sync()
         self._use_threads(llama)
+        if self.states is not None:
+            self.states.switch(llama, opening_key(messages))
         grammar = schema_grammar(json.dumps(schema, sort_keys=True)) if schema else None
         started = time.monotonic()
         pieces: list[str] = []
@@ -241,6 +249,35 @@ class LlamaCppModel(LanguageModel):
             self._busy -= 1
             self._idle_later()
 
+    def _prefill_sync(self, messages: list[Message]) -> None:
+        llama = self._load_sync()
+        self._use_threads(llama)
+        if self.states is not None:
+            self.states.switch(llama, opening_key(messages))
+        try:
+            llama.create_chat_completion(
+                messages=cast("list[ChatCompletionRequestMessage]", messages),
+                max_tokens=1,
+                temperature=0.0,
+            )
+        except ValueError as exc:
+            raise ModelError(f"model {self.path.name} failed: {exc}") from None
+        finally:
+            return_freed_memory()
+        if self.states is not None:
+            self.states.save(llama)
+
+    async def prefill(self, messages: list[Message]) -> None:
+        check_allowed(f"prefill with {self.path.name}")
+        self._busy += 1
+        try:
+            await asyncio.get_running_loop().run_in_executor(
+                self._executor, self._prefill_sync, messages
+            )
+        finally:
+            self._busy -= 1
+            self._idle_later()
+
     def _idle_later(self) -> None:
         """With ``keep_loaded`` off, free the weights once no call came for a while."""
         if self.keep_loaded or self._cancel.is_set():
@@ -259,6 +296,9 @@ class LlamaCppModel(LanguageModel):
 
     def _free(self) -> None:
         if self._llama is not None:
+            if self.states is not None:
+                self.states.save(self._llama)  # the next load starts warm
+                self.states.forget()
             self._llama.close()
             self._llama = None
 

@@ -43,6 +43,7 @@ def load_model(
         context_size=settings.context_size,
         threads=settings.model_threads,
         keep_loaded=settings.keep_model_loaded,
+        state_dir=workspace.states_dir,
     )
 
 

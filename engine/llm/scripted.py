@@ -45,6 +45,7 @@ class ScriptedModel(LanguageModel):
         self.script: list[ScriptEntry] = list(script)
         self.default = default
         self.calls: list[ScriptedCall] = []
+        self.prefills: list[list[Message]] = []  # what ``prefill`` was given, in order
         self.closed = False
 
     @property
@@ -82,6 +83,9 @@ class ScriptedModel(LanguageModel):
             prompt_tokens=sum(len(m["content"]) for m in messages) // 4,
             completion_tokens=max(1, len(text) // 4),
         )
+
+    async def prefill(self, messages: list[Message]) -> None:
+        self.prefills.append([m.copy() for m in messages])
 
     async def close(self) -> None:
         self.closed = True
