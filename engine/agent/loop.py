@@ -61,11 +61,25 @@ def estimate_tokens(text: str) -> int:
     return len(text) // 3 + 4
 
 
-def with_time(messages: list[Message], now: datetime) -> list[Message]:
-    """The current time at the very end (appended to the last user message): it changes
-    every minute, and every token after a changed one is evaluated again."""
+def turn_note(outside: bool, allowed: list[Tool]) -> str:
+    """What holds for this turn only, said at the end of the prompt: with outside content in
+    it, that it is data and the turn may only read, and which tools it may use (the step's
+    schema allows no other). Not in the system message, which stays byte-identical whether
+    or not a notification came in, so llama.cpp's cache of the history survives it."""
+    if not outside:
+        return ""
+    names = ", ".join(t.name for t in allowed) or "none"
+    return f"{taint.NOTE.strip()}\nTools you can use in this turn: {names}."
+
+
+def with_time(messages: list[Message], now: datetime, note: str = "") -> list[Message]:
+    """The current time at the very end (appended to the last user message), after this
+    turn's ``note``: both change between turns, and every token after a changed one is
+    evaluated again."""
     local = now.astimezone()
     line = f"Current time: {local.isoformat(timespec='minutes')} ({local.strftime('%A')})"
+    if note:
+        line = f"{note}\n\n{line}"
     last = messages[-1] if messages else None
     if last is not None and last["role"] == "user":
         return [*messages[:-1], {"role": "user", "content": f"{last['content']}\n\n{line}"}]
@@ -162,27 +176,25 @@ class AgentLoop:
         chosen = self.registry.tools_for(definition.tools, depth=depth, read_only=read_only)
         return [t for t in chosen if t.offered]
 
-    def system_message(
-        self, definition: AgentDefinition, tools: list[Tool], *, outside: bool = False
-    ) -> Message:
-        """Byte-identical while the agent, its memory files, the tools and whether outside
-        content is about stay the same (the time is not in it: see ``with_time``)."""
+    def system_message(self, definition: AgentDefinition, tools: list[Tool]) -> Message:
+        """Byte-identical while the agent, its memory files and the tools stay the same (the
+        time and what holds for one turn only are not in it: see ``with_time``)."""
         text = (
             system_prompt(definition, self.workspace)
             + "\n\n## Tools\n"
             + (tool_catalogue(tools) or "(none)")
             + FORMAT_NOTE
-            + (taint.NOTE if outside else "")
         )
         return {"role": "system", "content": text}
 
-    def history_budget(self, system: Message) -> int:
+    def history_budget(self, system: Message, tools: list[Tool]) -> int:
         """Tokens of history a prompt may carry: ``HISTORY_TOKENS``, less where the model's
-        context leaves less room beside the system message and the reply."""
+        context leaves less room beside the system message, the turn's note and the reply."""
         context = self.model.context_tokens()
         if context is None:
             return HISTORY_TOKENS
-        room = context - estimate_tokens(system["content"]) - STEP_MAX_TOKENS - 64
+        note = estimate_tokens(turn_note(True, tools))
+        room = context - estimate_tokens(system["content"]) - note - STEP_MAX_TOKENS - 64
         return max(256, min(HISTORY_TOKENS, room))
 
     def _frame(
@@ -193,15 +205,13 @@ class AgentLoop:
         read_only: bool,
         reply_only: bool,
     ) -> tuple[int, bool, list[Tool]]:
-        """A turn's history budget, whether outside content is in it, and its tools."""
+        """A turn's history budget, whether outside content is in it, and the tools its
+        prompt lists (outside content narrows what it may call, not what is listed)."""
         if self.model.capability == "tiny":
             read_only = True
         listed = [] if reply_only else self.tools(definition, depth, read_only)
-        budget = self.history_budget(self.system_message(definition, listed, outside=True))
-        outside = transcript.outside_content(budget)
-        read_only = read_only or outside
-        tools = [] if reply_only else self.tools(definition, depth, read_only)
-        return budget, outside, tools
+        budget = self.history_budget(self.system_message(definition, listed), listed)
+        return budget, transcript.outside_content(budget), listed
 
     def opening(
         self,
@@ -214,9 +224,8 @@ class AgentLoop:
         """What the next turn's first prompt on ``transcript`` will open with: the system
         message and the history as they stand (the turn adds its message and the time after
         them), for ``LanguageModel.prefill``."""
-        budget, outside, tools = self._frame(definition, transcript, 0, read_only, reply_only)
-        system = self.system_message(definition, tools, outside=outside)
-        return [system, *transcript.messages(budget)]
+        budget, _outside, listed = self._frame(definition, transcript, 0, read_only, reply_only)
+        return [self.system_message(definition, listed), *transcript.messages(budget)]
 
     async def run(
         self,
@@ -240,19 +249,21 @@ class AgentLoop:
         Outside content never shares a turn with a tool that changes anything: a transcript
         that holds some makes the turn read-only, and so does a tool result that brings some
         in (from that step on)."""
-        budget, outside, tools = self._frame(definition, transcript, depth, read_only, reply_only)
+        budget, outside, listed = self._frame(definition, transcript, depth, read_only, reply_only)
+        system = self.system_message(definition, listed)
         ctx = context or ToolContext(
             workspace=self.workspace, now=self.clock(), depth=depth, agent=definition.name
         )
         if ctx.delegate is None and depth == 0:
             ctx.delegate = self.delegate_to(definition)
-        allowed = tools  # what the next step may call (the prompt keeps listing ``tools``)
+        # What the next step may call (the prompt keeps listing ``listed``).
+        allowed = [t for t in listed if t.read_only] if outside else listed
         previous: Action | None = None
         for step in range(self.max_steps):
             final = step == self.max_steps - 1
             schema = action_schema([] if final else allowed)
-            system = self.system_message(definition, tools, outside=outside)
-            messages = with_time([system, *transcript.messages(budget)], self.clock())
+            note = turn_note(outside, [] if final else allowed)
+            messages = with_time([system, *transcript.messages(budget)], self.clock(), note)
             action, completion = await self._step(messages, schema, on_token)
             if action.kind == "reply":
                 return transcript.add_reply(action.text, completion)
@@ -268,7 +279,6 @@ class AgentLoop:
             result = await self._run_tool(action, allowed, ctx)
             if result.outside and not outside:
                 outside = True
-                tools = [t for t in tools if t.read_only]
                 allowed = [t for t in allowed if t.read_only]
             transcript.end_tool(handle, result)
             if on_tool is not None:

@@ -182,10 +182,8 @@ class Delivery:
 
     def opening(self) -> list[Message]:
         """What a capable model's notification reply opens with: the agent's system message
-        with no tools (the turn may only reply) and the outside-content note (the synthetic
-        ``read_notification`` message is outside content), as ``deliver_pending`` runs it."""
-        loop = self.turns.loop
-        return [loop.system_message(self.turns.agent(), [], outside=True)]
+        with no tools (the turn may only reply), as ``deliver_pending`` runs it."""
+        return [self.turns.loop.system_message(self.turns.agent(), [])]
 
     def _deliver_composed(
         self, session_id: int, batch: list[Notification], facts: list[NoteFacts]

@@ -41,16 +41,21 @@ async def test_a_notification_reply_opens_with_what_was_warmed(engine: Engine, m
 async def test_after_a_notification_the_user_turn_opening_is_still_the_warmed_one(
     engine: Engine, model
 ):
-    """A delivered notification is outside content: the next user turn is read-only and its
-    system message says so; the warm-up, run after the delivery, opens the same way."""
-    model.add(reply("Anna Berg asked for a call."), reply("You're welcome."))
+    """A delivered notification is outside content: the next user turn is read-only, which
+    its end says; its system message is the one it had before, so the history before the
+    notification stays in the model's cache."""
+    model.add(reply("Sure."), reply("Anna Berg asked for a call."), reply("You're welcome."))
+    await engine.hub.send("I like pasta.")
     await engine.hub.notify(ANNA)
     assert await engine.hub.drain(timeout=5)
     await engine.warm_up()
     _notification, user_opening = model.prefills
     await engine.hub.send("thanks, noted that")
-    assert len(model.calls) == 2  # the reply to the notification, then this turn
-    assert model.calls[-1]["messages"][: len(user_opening)] == user_opening
+    before, _notification_reply, after = (c["messages"] for c in model.calls)
+    assert after[: len(user_opening)] == user_opening
+    assert after[0] == before[0]  # the system message
+    assert after[1]["content"] == "I like pasta."
+    assert "Tools you can use in this turn:" in after[-1]["content"]
 
 
 async def test_a_tiny_model_is_not_warmed(workspace, settings):
