@@ -2,8 +2,9 @@
 conversation, the prompt tokens of each model call, how much of each prompt llama.cpp could
 take from its cache, and the same calls replayed on raw llama-cpp-python. The app warms the
 model up after loading it (``Engine.warm_up``), as the tray app and ``tic-desktop chat`` do;
-the raw replay of turn 1 is cold, as a script's first call is. After the last turn a
-notification reply comes in between and one more turn shows what the switch back costs.
+the raw replay of turn 1 is cold, as a script's first call is. Before turn 6 a notification
+reply comes in between (a call that opens differently), and turn 6 shows what switching back
+costs.
 
 On the tiny (embedded) model the chat makes no model call (what code recognises is answered
 from the tool's result, the rest is an honest composed answer), so the model path is measured
@@ -20,7 +21,7 @@ from bench.common import Options, Row, scratch_home
 from bench.probe import Call, CountingModel, RawLlama, threads_of
 
 MEASURED_TURNS = (1, 5, 20)
-AFTER_NOTIFICATION = 21  # the turn after a notification reply
+AFTER_NOTIFICATION = 6  # a notification reply comes in before this turn
 NOTIFICATION = {
     "source": "email",
     "event_type": "email.received",
@@ -93,11 +94,9 @@ async def _conversation(
                 threads = threads_of(model) or (1, 1)
                 raw = RawLlama(path, int(model.context_size), threads)
                 await raw.load()
-            for turn in range(1, turns + 2):
+            for turn in range(1, turns + 1):
                 pace[0] += PACE_SECONDS
-                if turn > turns:
-                    if not capable:
-                        break
+                if turn == AFTER_NOTIFICATION and capable:
                     await engine.hub.notify(NOTIFICATION)  # a reply of another kind between
                     if not await engine.hub.drain(timeout=300):
                         raise RuntimeError("the notification was not delivered")
@@ -129,7 +128,7 @@ def _turn(t: int) -> str:
     if t == 1:
         return "turn 1 (after the warm-up)"
     if t == AFTER_NOTIFICATION:
-        return "the turn after a notification reply"
+        return f"turn {t} (after a notification reply)"
     return f"turn {t}"
 
 
@@ -172,7 +171,7 @@ async def chat_figures(opts: Options) -> list[Row]:
         )
         cold = convo[1].get("raw") or []
         first_prompt_ms = cold[0].prompt_ms if cold else None  # turn 1 read cold
-        for t in (*MEASURED_TURNS, AFTER_NOTIFICATION):
+        for t in sorted({*MEASURED_TURNS, AFTER_NOTIFICATION}):
             turn = convo[t]
             calls: list[Call] = turn["calls"]
             replays: list[Call] = turn.get("raw", [])

@@ -63,13 +63,12 @@ def estimate_tokens(text: str) -> int:
 
 def turn_note(outside: bool, allowed: list[Tool]) -> str:
     """What holds for this turn only, said at the end of the prompt: with outside content in
-    it, that it is data and the turn may only read, and which tools it may use (the step's
-    schema allows no other). Not in the system message, which stays byte-identical whether
-    or not a notification came in, so llama.cpp's cache of the history survives it."""
+    it, that the turn may only read, and which tools it may use (the step's schema allows no
+    other). Not in the system message, which stays byte-identical whether or not a
+    notification came in, so llama.cpp's cache of the history survives it."""
     if not outside:
         return ""
-    names = ", ".join(t.name for t in allowed) or "none"
-    return f"{taint.NOTE.strip()}\nTools you can use in this turn: {names}."
+    return taint.read_only_note([t.name for t in allowed])
 
 
 def with_time(messages: list[Message], now: datetime, note: str = "") -> list[Message]:
@@ -184,6 +183,7 @@ class AgentLoop:
             + "\n\n## Tools\n"
             + (tool_catalogue(tools) or "(none)")
             + FORMAT_NOTE
+            + taint.GUIDANCE
         )
         return {"role": "system", "content": text}
 

@@ -65,10 +65,10 @@ async def test_an_injected_order_never_reaches_a_write_tool(engine, model, works
     assert not chat.recent_messages(100)[-1][1]  # no tool was even attempted
     # the user's turn saw the email only inside the untrusted block, and was told why
     system, *history = obey.prompts[-1]
-    assert taint.BEGIN not in system["content"]  # the system message is the usual one
-    assert taint.NOTE.strip() in history[-1]["content"]  # the turn's note, at the end
-    assert "Tools you can use in this turn: " in history[-1]["content"]
-    assert "write_file" not in history[-1]["content"].rsplit("this turn: ", 1)[1]
+    assert system["content"].endswith(taint.GUIDANCE)  # the usual system message
+    last = history[-1]["content"]
+    assert "this turn can only read and reply (tools: " in last  # the turn's note, at the end
+    assert "write_file" not in last.rsplit("(tools: ", 1)[1]
     shown = "\n".join(m["content"] for m in history)
     assert inside_blocks(shown, "ignore previous instructions") >= 1
     assert shown.count(taint.BEGIN) == shown.count(taint.END)  # the forged end is defused
