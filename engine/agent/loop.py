@@ -61,14 +61,12 @@ def estimate_tokens(text: str) -> int:
     return len(text) // 3 + 4
 
 
-def turn_note(outside: bool, allowed: list[Tool]) -> str:
+def turn_note(outside: bool) -> str:
     """What holds for this turn only, said at the end of the prompt: with outside content in
-    it, that the turn may only read, and which tools it may use (the step's schema allows no
-    other). Not in the system message, which stays byte-identical whether or not a
-    notification came in, so llama.cpp's cache of the history survives it."""
-    if not outside:
-        return ""
-    return taint.read_only_note([t.name for t in allowed])
+    it, that the turn may only read (the step's schema allows nothing else). Not in the
+    system message, which stays byte-identical whether or not a notification came in, so
+    llama.cpp's cache of the history survives it."""
+    return taint.READ_ONLY_NOTE if outside else ""
 
 
 def with_time(messages: list[Message], now: datetime, note: str = "") -> list[Message]:
@@ -187,13 +185,13 @@ class AgentLoop:
         )
         return {"role": "system", "content": text}
 
-    def history_budget(self, system: Message, tools: list[Tool]) -> int:
+    def history_budget(self, system: Message) -> int:
         """Tokens of history a prompt may carry: ``HISTORY_TOKENS``, less where the model's
         context leaves less room beside the system message, the turn's note and the reply."""
         context = self.model.context_tokens()
         if context is None:
             return HISTORY_TOKENS
-        note = estimate_tokens(turn_note(True, tools))
+        note = estimate_tokens(turn_note(True))
         room = context - estimate_tokens(system["content"]) - note - STEP_MAX_TOKENS - 64
         return max(256, min(HISTORY_TOKENS, room))
 
@@ -210,7 +208,7 @@ class AgentLoop:
         if self.model.capability == "tiny":
             read_only = True
         listed = [] if reply_only else self.tools(definition, depth, read_only)
-        budget = self.history_budget(self.system_message(definition, listed), listed)
+        budget = self.history_budget(self.system_message(definition, listed))
         return budget, transcript.outside_content(budget), listed
 
     def opening(
@@ -262,7 +260,7 @@ class AgentLoop:
         for step in range(self.max_steps):
             final = step == self.max_steps - 1
             schema = action_schema([] if final else allowed)
-            note = turn_note(outside, [] if final else allowed)
+            note = turn_note(outside)
             messages = with_time([system, *transcript.messages(budget)], self.clock(), note)
             action, completion = await self._step(messages, schema, on_token)
             if action.kind == "reply":

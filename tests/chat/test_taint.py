@@ -66,9 +66,7 @@ async def test_an_injected_order_never_reaches_a_write_tool(engine, model, works
     # the user's turn saw the email only inside the untrusted block, and was told why
     system, *history = obey.prompts[-1]
     assert system["content"].endswith(taint.GUIDANCE)  # the usual system message
-    last = history[-1]["content"]
-    assert "this turn can only read and reply (tools: " in last  # the turn's note, at the end
-    assert "write_file" not in last.rsplit("(tools: ", 1)[1]
+    assert taint.READ_ONLY_NOTE in history[-1]["content"]  # the turn's note, at the end
     shown = "\n".join(m["content"] for m in history)
     assert inside_blocks(shown, "ignore previous instructions") >= 1
     assert shown.count(taint.BEGIN) == shown.count(taint.END)  # the forged end is defused

@@ -55,7 +55,7 @@ async def test_after_a_notification_the_user_turn_opening_is_still_the_warmed_on
     assert after[: len(user_opening)] == user_opening
     assert after[0] == before[0]  # the system message
     assert after[1]["content"] == "I like pasta."
-    assert "this turn can only read and reply" in after[-1]["content"]
+    assert after[-1]["content"].startswith("thanks, noted that\n\n(Outside content")
 
 
 async def test_a_tiny_model_is_not_warmed(workspace, settings):
