@@ -47,6 +47,7 @@ async def _batches(
             error = await engine.load_model()
             if error:
                 raise RuntimeError(error)
+            await engine.warm_up()  # as the tray app does once the model is loaded
             if replay:
                 raw = RawLlama(path, int(model.context_size), threads_of(model) or (1, 1))
                 await raw.load()
