@@ -8,37 +8,29 @@ engine never imports the desktop."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import logging
 import os
-import sqlite3
 import sys
 import traceback
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
-
-import peewee as pw
+from typing import TYPE_CHECKING, Any
 
 from engine import logsetup
-from engine.chatconsole import ChatConsole
-from engine.clock import utcnow
-from engine.engine import Engine
 from engine.errors import InputError, StoreError, TicError
-from engine.events import read_events
-from engine.ipc.handover import HandedOver, run_here_or_hand_over
-from engine.ipc.lock import Holder
-from engine.llm.holder import ModelHolder
-from engine.llm.loading import load_model
 from engine.models_cli import add_model_commands, run_model_command
-from engine.remote_chat import AttachedChat, run_here_or_attach
-from engine.settings import Settings
-from engine.store.db import describe_store_error
-from engine.triage.decider import RULES_FILE
-from engine.types import RequestHandler
 from engine.workspace import Workspace, default_home
+
+if TYPE_CHECKING:  # the commands import what they run when they run: --help stays quick
+    from engine.chatconsole import ChatConsole
+    from engine.engine import Engine
+    from engine.ipc.handover import HandedOver
+    from engine.ipc.lock import Holder
+    from engine.llm.base import LanguageModel
+    from engine.settings import Settings
+    from engine.types import RequestHandler
 
 log = logging.getLogger("tic")
 PROG = "tic-desktop"
@@ -176,22 +168,38 @@ def main(
             if desktop is None:
                 raise InputError(NO_DESKTOP)
             return desktop(args.home, args.model, args.verbose)
+        import asyncio
+
         return asyncio.run(dispatch(args))
     except InputError as exc:
         return _failed(args.command, exc, 2)
     except TicError as exc:
         return _failed(args.command, exc, 1)
-    except (pw.DatabaseError, sqlite3.DatabaseError) as exc:  # a store error the engine let by
-        return _failed(args.command, StoreError(describe_store_error(exc)), 1)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # e.g. `tic-desktop history | head`
         sys.stderr.close()
         return 0
     except Exception as exc:
+        store_error = _store_error(exc)
+        if store_error is not None:  # a store error the engine let by
+            return _failed(args.command, store_error, 1)
         return _crashed(exc, args.verbose)
     finally:
         logsetup.teardown_logging()
+
+
+def _store_error(exc: Exception) -> StoreError | None:
+    """The one line for a database error; peewee and sqlite3 are loaded only on this path."""
+    import sqlite3
+
+    import peewee as pw
+
+    from engine.store.db import describe_store_error
+
+    if isinstance(exc, pw.DatabaseError | sqlite3.DatabaseError):
+        return StoreError(describe_store_error(exc))
+    return None
 
 
 def _failed(command: str | None, exc: TicError, code: int) -> int:
@@ -240,6 +248,13 @@ async def dispatch(args: argparse.Namespace) -> int:
     raise TicError(f"unknown command {command}")
 
 
+def load_model(workspace: Workspace, settings: Settings, model_path: str | None) -> LanguageModel:
+    """The model triage and eval decide with (imported only by the commands that load one)."""
+    from engine.llm.loading import load_model as load
+
+    return load(workspace, settings, model_path)
+
+
 def _log_if_kept(workspace: Workspace, command: str) -> None:
     """triage and eval create no workspace, but log into one that already exists."""
     if workspace.logs_dir.is_dir():
@@ -257,6 +272,10 @@ def _note_wait(who: Holder) -> None:
 
 async def cmd_ingest(workspace: Workspace, file: Path) -> int:
     """Into the store here, or handed to the process that holds the workspace."""
+    from engine.engine import Engine
+    from engine.events import read_events
+    from engine.ipc.handover import HandedOver, run_here_or_hand_over
+
     events = read_events(file)
     where = run_here_or_hand_over(
         workspace,
@@ -301,6 +320,10 @@ def handover_tick(handed: HandedOver) -> int:
 
 
 async def cmd_tick(workspace: Workspace, model_path: str | None) -> int:
+    from engine.chatconsole import ChatConsole
+    from engine.engine import Engine
+    from engine.ipc.handover import HandedOver, run_here_or_hand_over
+
     role = _role("tick")
     where = run_here_or_hand_over(workspace, role, lambda: {"cmd": "tick"}, on_wait=_note_wait)
     if isinstance(where, HandedOver):
@@ -329,6 +352,10 @@ async def cmd_tick(workspace: Workspace, model_path: str | None) -> int:
 
 
 async def cmd_chat(workspace: Workspace, model_path: str | None) -> int:
+    from engine.chatconsole import ChatConsole
+    from engine.engine import Engine
+    from engine.remote_chat import AttachedChat, run_here_or_attach
+
     role = _role("chat")
     console = ChatConsole.for_terminal()
     where = await run_here_or_attach(workspace, role, on_wait=_note_wait)
@@ -384,6 +411,8 @@ async def _chat_loop(engine: Engine, console: ChatConsole) -> None:
 
 
 async def cmd_history(workspace: Workspace, *, as_json: bool, limit: int) -> int:
+    from engine.engine import Engine
+
     # Reading is safe beside the workspace's holder (WAL); with none, hold it meanwhile.
     lock = Engine.lock_workspace(workspace, _role("history"))
     try:
@@ -427,6 +456,9 @@ async def cmd_history(workspace: Workspace, *, as_json: bool, limit: int) -> int
 
 
 async def cmd_rules(workspace: Workspace, args: argparse.Namespace) -> int:
+    from engine.engine import Engine
+    from engine.triage.decider import RULES_FILE
+
     text: str | None = None
     if args.rules is not None:
         try:
@@ -458,6 +490,10 @@ async def cmd_rules(workspace: Workspace, args: argparse.Namespace) -> int:
 
 
 async def cmd_triage(args: argparse.Namespace) -> int:
+    from engine.clock import utcnow
+    from engine.events import read_events
+    from engine.llm.holder import ModelHolder
+    from engine.settings import Settings
     from engine.triage.decider import TriageDecider, Undecided
 
     try:
@@ -491,6 +527,8 @@ async def cmd_triage(args: argparse.Namespace) -> int:
 
 
 async def cmd_eval(args: argparse.Namespace) -> int:
+    from engine.llm.holder import ModelHolder
+    from engine.settings import Settings
     from engine.triage.decider import TriageDecider
     from engine.triage.evaluate import evaluate, read_cases
 

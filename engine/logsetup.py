@@ -8,7 +8,6 @@ ever goes to the file, and the terminal line says where to find it.
 from __future__ import annotations
 
 import logging
-import logging.handlers
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -34,6 +33,8 @@ def log_file(workspace: Workspace) -> Path:
 def setup_logging(workspace: Workspace, verbose: bool = False) -> Path:
     """Send log records at INFO (DEBUG when ``verbose``) to the workspace's ``logs/tic.log``,
     rotated at 1 MB with five old files kept. Returns the file's path."""
+    import logging.handlers  # here, not at the top: a command without a workspace needs none
+
     path = log_file(workspace)
     path.parent.mkdir(parents=True, exist_ok=True)
     handler = logging.handlers.RotatingFileHandler(

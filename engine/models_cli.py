@@ -16,13 +16,17 @@ import shutil
 import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import engine.ipc.client as ipc
-from engine.engine import Engine
 from engine.errors import InputError, TicError
-from engine.modeltypes import CatalogChoice, DownloadState, human_bytes
 from engine.workspace import Workspace
+
+# The engine and the model types are imported by the commands that use them: `tic-desktop
+# --help` builds this parser and runs none of them.
+if TYPE_CHECKING:
+    from engine.engine import Engine
+    from engine.modeltypes import CatalogChoice, DownloadState
 
 BAR = 24
 
@@ -66,6 +70,8 @@ def add_model_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser])
 
 
 async def run_model_command(workspace: Workspace, args: argparse.Namespace) -> int:
+    from engine.engine import Engine
+
     action = args.model_command
     engine = Engine.without_model(workspace)
     try:
@@ -115,6 +121,8 @@ def _choice_json(choice: CatalogChoice) -> dict[str, Any]:
 
 
 def cmd_list(engine: Engine, *, as_json: bool) -> int:
+    from engine.modeltypes import human_bytes
+
     models = engine.models
     machine = models.machine()
     choices = models.choices(machine)

@@ -20,10 +20,12 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine.bus import EventBus, UnexpectedError
 from engine.errors import TicError
+
+if TYPE_CHECKING:  # a bus is given only where engine.bus is loaded: tic triage loads neither
+    from engine.bus import EventBus
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +58,8 @@ def report(
         return line
     logger.error("%s: %s", what, line, exc_info=exc)
     if bus is not None:
+        from engine.bus import UnexpectedError
+
         bus.publish(UnexpectedError(what, f"{type(exc).__name__}: {line}"))
     return line
 

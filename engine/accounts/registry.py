@@ -12,12 +12,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-import engine.accounts.secrets as secrets
 from engine import extras
 from engine.errors import TicError
 from engine.sources.base import NeedsSignIn, Source, SourceError
-from engine.store.models import SourceStatus
 from engine.workspace import Workspace
+
+# The keyring (engine.accounts.secrets) and the store are imported by the functions that use
+# them: settings.json's AccountConfig is read by commands that touch neither (tic triage).
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +107,8 @@ def build_source(
 
 
 def states(configs: list[AccountConfig]) -> list[AccountState]:
+    from engine.store.models import SourceStatus
+
     rows = {r.key: r for r in SourceStatus.select()}
     out = []
     for config in configs:
@@ -156,6 +159,7 @@ def imap_config(
 
 async def connect_imap(config: AccountConfig, password: str, workspace: Workspace) -> None:
     """Check the login, then keep the password in the keyring (never on disk)."""
+    from engine.accounts import secrets
     from engine.sources.mail.imap import ImapSource, secret_name
 
     opts = config.options
@@ -177,6 +181,8 @@ async def connect_imap(config: AccountConfig, password: str, workspace: Workspac
 
 def forget_secrets(config: AccountConfig) -> None:
     """Disconnecting removes the account's secrets from the keyring."""
+    from engine.accounts import secrets
+
     try:
         if config.kind in ("gmail", "gcal"):
             from engine.sources.google import secret_name as google_secret

@@ -29,6 +29,7 @@ _SCALAR |= {11: "<q", 12: "<d"}
 _STRING, _ARRAY = 8, 9
 _MAX_KEYS = 4096  # a header with more is not one we should trust
 _MAX_STRING = 1 << 20
+_U64 = struct.Struct("<Q")
 
 
 def parameters_from_label(label: str) -> int | None:
@@ -56,14 +57,27 @@ def _read_string(stream: BinaryIO) -> str:
     return stream.read(length).decode("utf-8", "replace")
 
 
+def _skip_strings(stream: BinaryIO, count: int) -> None:
+    """What ``_read_string`` reads, ``count`` times, without decoding: a tokenizer's vocabulary
+    is about 100 000 strings, read each time a GGUF model is opened (tic triage included)."""
+    read, unpack = stream.read, _U64.unpack
+    for _ in range(count):
+        data = read(8)
+        if len(data) != 8:
+            raise ValueError("truncated GGUF header")
+        length: int = unpack(data)[0]
+        if length > _MAX_STRING:
+            raise ValueError("implausible GGUF string length")
+        read(length)
+
+
 def _skip_or_read(stream: BinaryIO, kind: int) -> object:
     if kind == _STRING:
         return _read_string(stream)
     if kind == _ARRAY:
         item_kind, count = int(_read(stream, "<I")), int(_read(stream, "<Q"))
         if item_kind == _STRING:
-            for _ in range(count):
-                _read_string(stream)
+            _skip_strings(stream, count)
         elif item_kind in _SCALAR:
             stream.seek(struct.calcsize(_SCALAR[item_kind]) * count, 1)
         else:

@@ -17,8 +17,10 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlparse, urlunparse
 
-from engine.accounts.secrets import SecretStoreUnavailable, delete_secret, get_secret, set_secret
 from engine.modeltypes import LocalServer, ServerModel, human_bytes
+
+# The keyring (engine.accounts.secrets) is imported only when a key is read or kept: loading a
+# GGUF model (tic triage) needs none.
 
 KNOWN_SERVERS: tuple[tuple[int, str], ...] = (
     (11434, "Ollama"),
@@ -67,6 +69,8 @@ def secret_name(base_url: str) -> str:
 
 def server_api_key(base_url: str) -> str | None:
     """The server's API key from the keyring; None when there is none (or no keyring)."""
+    from engine.accounts.secrets import SecretStoreUnavailable, get_secret
+
     try:
         return get_secret(secret_name(base_url))
     except (SecretStoreUnavailable, ValueError):
@@ -75,6 +79,8 @@ def server_api_key(base_url: str) -> str | None:
 
 def set_server_api_key(base_url: str, key: str | None) -> None:
     """Keep ``key`` for the server in the keyring; None or "" forgets it."""
+    from engine.accounts.secrets import delete_secret, set_secret
+
     if key:
         set_secret(secret_name(base_url), key)
     else:
