@@ -352,6 +352,8 @@ async def cmd_tick(workspace: Workspace, model_path: str | None) -> int:
 
 
 async def cmd_chat(workspace: Workspace, model_path: str | None) -> int:
+    import asyncio
+
     from engine.chatconsole import ChatConsole
     from engine.engine import Engine
     from engine.remote_chat import AttachedChat, run_here_or_attach
