@@ -73,7 +73,14 @@ def mark_done(
     record: EventRecord, now: datetime, notify: bool, reason: str, rule: str | None
 ) -> None:
     """The event is decided (the caller holds the transaction that also closes the run)."""
-    mark_all_done([(record, notify, reason, rule)], now)
+    EventRecord.update(
+        status="done",
+        processed_at=now,
+        last_error=None,
+        decision_notify=notify,
+        decision_reason=reason,
+        decision_rule=rule,
+    ).where(EventRecord.id == record.id).execute()
 
 
 Decided = tuple[EventRecord, bool, str, str | None]
