@@ -1,48 +1,53 @@
 """Does the running app answer while TIC works? The engine's IPC server is started as the tray
 app starts it, a 5 000-event tick runs (a mix: promotions, group chatter, calendar changes and
-some mail worth a notification, so deliveries run too), and a client thread pings the socket
-every 20 ms throughout. Reported: ping latency when idle and during the tick."""
+some mail worth a notification, so deliveries run too), and another process pings the socket
+every 20 ms throughout (``bench.pinger``), as a ``tic-desktop`` command would. Reported:
+ping latency when idle and during the tick."""
 
 from __future__ import annotations
 
 import asyncio
-import threading
+import json
+import sys
 import time
+from typing import TYPE_CHECKING
 
-from bench.common import Options, Row, scratch_home
+from bench.common import ROOT, Options, Row, env_for, scratch_home
 from bench.events import mixed_events
 
+if TYPE_CHECKING:
+    from engine.workspace import Workspace
+
 TICK_EVENTS = 5000
-PING_EVERY = 0.02
-
-
-def _pinger(workspace: object, stop: threading.Event, out: list[float]) -> None:
-    import engine.ipc.client as ipc
-
-    while not stop.is_set():
-        started = time.perf_counter()
-        answer = ipc.request(workspace, {"cmd": "ping"}, timeout=60)  # type: ignore[arg-type]
-        if answer is not None:
-            out.append((time.perf_counter() - started) * 1000)
-        stop.wait(PING_EVERY)
 
 
 async def _pings_while(
-    workspace: object, work: asyncio.Future[object] | None, seconds: float = 1.0
+    workspace: Workspace, work: asyncio.Future[object] | None, seconds: float = 1.0
 ) -> list[float]:
-    """Ping from a thread until ``work`` is done (or for ``seconds`` when there is none)."""
-    stop = threading.Event()
-    latencies: list[float] = []
-    thread = threading.Thread(target=_pinger, args=(workspace, stop, latencies), daemon=True)
-    thread.start()
+    """Ping from another process (``bench.pinger``) until ``work`` is done (or for
+    ``seconds`` when there is none): a thread of this process would wait for the GIL too."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bench.pinger",
+        str(workspace.root),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        env=env_for(workspace.root),
+        cwd=ROOT,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
     try:
+        if (await asyncio.wait_for(proc.stdout.readline(), 60)).strip() != b"ready":
+            raise RuntimeError("the pinger did not start")
         if work is None:
             await asyncio.sleep(seconds)
         else:
             await work
     finally:
-        stop.set()
-        await asyncio.to_thread(thread.join, 60)
+        proc.stdin.close()
+        out, _ = await asyncio.wait_for(proc.communicate(), 60)
+    latencies: list[float] = json.loads(out.decode() or "[]")
     return latencies
 
 
