@@ -5,16 +5,21 @@ llama-cpp-python."""
 
 from __future__ import annotations
 
+import itertools
 import time
 from typing import Any
 
 from bench.common import Options, Row, scratch_home
-from bench.probe import Call, CountingModel, RawLlama, threads_of
+from bench.probe import Call, CountingModel, RawLlama, inner_llama, perf_totals, threads_of
 from bench.tick_to_toast import notifiable_events
+
+# A line no compiler reads: on a capable model, triage asks whether it applies to each event
+# no readable line decides, while the replies to what was notified are being written.
+UNREADABLE_RULES = "## Always notify\n- Things my gut says matter\n"
 
 
 async def _batches(
-    opts: Options, capability: str, count: int, runs: int, replay: bool
+    opts: Options, capability: str, count: int, runs: int, replay: bool, rules: str = ""
 ) -> dict[str, list[Any]]:
     from engine.bus import ReplyFinished, TickFinished
     from engine.engine import Engine
@@ -24,8 +29,15 @@ async def _batches(
     from engine.workspace import Workspace
 
     path = opts.model_path()
-    found: dict[str, list[Any]] = {"calls": [], "batches": [], "reply_ms": [], "raw": []}
-    with scratch_home({"model_path": str(path), "model_capability": capability}) as home:
+    found: dict[str, list[Any]] = {
+        "calls": [],
+        "batches": [],
+        "reply_ms": [],
+        "raw": [],
+        "tick_prompt": [],  # (prompt ms, prompt tokens evaluated) over the whole tick
+    }
+    settings_dict = {"model_path": str(path), "model_capability": capability}
+    with scratch_home(settings_dict, rules) as home:
         workspace = Workspace.open(home)
         settings = Settings.load(workspace.settings_file)
         model = CountingModel(load_model(workspace, settings, None))
@@ -55,7 +67,12 @@ async def _batches(
                 replies.clear()
                 before = len(model.calls)
                 engine.ingest([parse_event(e) for e in notifiable_events(1000 + run, count)])
+                before_tick = perf_totals(inner_llama(model))
                 await engine.check_now(timeout=600)
+                after_tick = perf_totals(inner_llama(model))
+                found["tick_prompt"].append(
+                    (after_tick[0] - before_tick[0], after_tick[1] - before_tick[1])
+                )
                 calls: list[Call] = model.calls[before:]
                 found["calls"].append(calls)
                 found["batches"].append(len(replies))
@@ -112,7 +129,45 @@ async def notify_call_figures(opts: Options) -> list[Row]:
                 note="raw: the same calls on llama-cpp-python",
             )
         )
+    rows += await _interleaved_figures(opts)
     return rows
+
+
+async def _interleaved_figures(opts: Options) -> list[Row]:
+    """Triage's questions and notification replies on one model: each opens with its own
+    system message, and the app reads a saved state back where raw llama.cpp, keeping one
+    evaluated prompt, reads the whole prompt again at each switch."""
+    count = 60  # TIC decides 50 a batch: the first batch's replies go out during the second
+    found = await _batches(opts, "capable", count, 1, replay=True, rules=UNREADABLE_RULES)
+    calls: list[Call] = found["calls"][0]
+    raw: list[Call] = found["raw"][0]
+    prompt_ms, evaluated = found["tick_prompt"][0]  # triage and replies overlap: totals only
+    openings = [c.messages[0]["content"] if c.messages else "" for c in calls]
+    switches = sum(1 for a, b in itertools.pairwise(openings) if a != b)
+    what = f"capable: a {count}-event tick asking the model about a rules line as replies go out"
+    return [
+        Row(
+            "notify_calls",
+            f"{what}: model calls",
+            "calls",
+            [float(len(calls))],
+            note=f"{switches} switches between kinds of call",
+        ),
+        Row(
+            "notify_calls",
+            f"{what}: prompt tokens evaluated, all calls",
+            "tokens",
+            [float(evaluated)],
+            raw=[float(sum(c.evaluated for c in raw))],
+        ),
+        Row(
+            "notify_calls",
+            f"{what}: prompt time, all calls",
+            "ms",
+            [prompt_ms],
+            raw=[sum(c.prompt_ms for c in raw)],
+        ),
+    ]
 
 
 def statistics_text(values: list[int]) -> str:

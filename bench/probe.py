@@ -43,8 +43,12 @@ class Call:
         return (self.pieces - 1) / seconds if seconds > 0 else None
 
 
-def _perf(llama: Any) -> tuple[float, int]:
-    """llama.cpp's running totals: (prompt eval ms, prompt tokens evaluated)."""
+def perf_totals(llama: Any) -> tuple[float, int]:
+    """llama.cpp's running totals: (prompt eval ms, prompt tokens evaluated). A call's share
+    is the difference around it only when no other call ran meanwhile: calls made at once
+    queue for the model's one thread, and the difference around the later one holds both."""
+    if llama is None:
+        return (0.0, 0)
     import llama_cpp
 
     data = llama_cpp.llama_perf_context(llama.ctx)
@@ -114,13 +118,13 @@ class CountingModel(LanguageModel):
         """Forwarded, and recorded as a call without output (its prompt reading measured)."""
         call = Call(list(messages), None, 0)
         llama = inner_llama(self.inner)
-        before = _perf(llama) if llama is not None else (0.0, 0)
+        before = perf_totals(llama) if llama is not None else (0.0, 0)
         started = time.perf_counter()
         await self.inner.prefill(messages)
         call.wall_ms = (time.perf_counter() - started) * 1000
         llama = inner_llama(self.inner)
         if llama is not None:
-            after = _perf(llama)
+            after = perf_totals(llama)
             call.prompt_ms, call.evaluated = after[0] - before[0], after[1] - before[1]
         self.prefills.append(call)
 
@@ -146,7 +150,7 @@ class CountingModel(LanguageModel):
                 on_token(text)
 
         llama = inner_llama(self.inner)
-        before = _perf(llama) if llama is not None else None
+        before = perf_totals(llama) if llama is not None else None
         completion = await self.inner.complete(
             messages,
             schema=schema,
@@ -159,7 +163,7 @@ class CountingModel(LanguageModel):
         call.prompt_tokens = completion.prompt_tokens
         llama = inner_llama(self.inner)
         if llama is not None:
-            after = _perf(llama)
+            after = perf_totals(llama)
             start = before or (0.0, 0)
             call.prompt_ms = after[0] - start[0]
             call.evaluated = after[1] - start[1]
@@ -202,7 +206,7 @@ class RawLlama:
         if threads is not None:
             llama_cpp.llama_set_n_threads(llama.ctx, threads[0], threads[1])
         out = Call(call.messages, call.schema, call.max_tokens, threads=threads)
-        before = _perf(llama)
+        before = perf_totals(llama)
         started = time.perf_counter()
         response_format = (
             {"type": "json_object", "schema": call.schema} if call.schema is not None else None
@@ -224,7 +228,7 @@ class RawLlama:
                 pieces.append(delta)
                 watch.feed(delta)
         out.wall_ms = (time.perf_counter() - started) * 1000
-        after = _perf(llama)
+        after = perf_totals(llama)
         out.prompt_ms, out.evaluated = after[0] - before[0], after[1] - before[1]
         out.pieces, out.text = len(pieces), "".join(pieces)
         out.prompt_tokens = max(0, int(llama.n_tokens) - len(pieces))
