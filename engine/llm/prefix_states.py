@@ -60,11 +60,13 @@ class PrefixStates:
     def switch(self, llama: Llama, opening: str | None) -> None:
         """Before a call that opens with ``opening``: keep the cache if it opens the same way,
         else save it and read back ``opening``'s saved state where there is one."""
-        if not self.enabled or opening is None or opening == self.current:
+        if not self.enabled or opening == self.current:
             return
         if self.current is not None:
             self.save(llama)
-        self.current = opening
+        self.current = opening  # None: a prompt without a system message, saved nowhere
+        if opening is None:
+            return
         path = self._file(opening)
         if path.exists():
             self._restore(llama, path)
