@@ -115,3 +115,16 @@ async def test_an_unreadable_state_is_removed_and_the_prompt_read(
         await model.close()
     assert text and again > 300
     assert "could not be read" in caplog.text
+
+
+async def test_a_prompt_without_a_system_message_is_saved_under_no_name(tmp_path: Path) -> None:
+    model = backend(tmp_path)
+    try:
+        await call(model, prompt(CHAT, "Hello there."))
+        await call(model, [{"role": "user", "content": "Say hi."}])
+        _, again = await call(model, prompt(CHAT, "Good morning."))
+    finally:
+        await model.close()
+    assert model.states is not None and model.states.restored == 1
+    assert again < 40
+    assert len(state_files(tmp_path)) == 1  # the chat's; the bare prompt has no file
