@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from engine.llm.base import Completion, LanguageModel, Message, TokenCallback
@@ -45,6 +47,18 @@ class ModelHolder(LanguageModel):
     async def load(self) -> None:
         await self.current.load()
 
+    @asynccontextmanager
+    async def _calling(self) -> AsyncIterator[LanguageModel]:
+        """The current model, counted as in use until the block ends (see ``retire``)."""
+        model = self.current
+        self._running[id(model)] += 1
+        try:
+            yield model
+        finally:
+            self._running[id(model)] -= 1
+            async with self._settled:
+                self._settled.notify_all()
+
     async def complete(
         self,
         messages: list[Message],
@@ -54,9 +68,7 @@ class ModelHolder(LanguageModel):
         temperature: float = 0.0,
         on_token: TokenCallback | None = None,
     ) -> Completion:
-        model = self.current
-        self._running[id(model)] += 1
-        try:
+        async with self._calling() as model:
             return await model.complete(
                 messages,
                 schema=schema,
@@ -64,20 +76,10 @@ class ModelHolder(LanguageModel):
                 temperature=temperature,
                 on_token=on_token,
             )
-        finally:
-            self._running[id(model)] -= 1
-            async with self._settled:
-                self._settled.notify_all()
 
     async def prefill(self, messages: list[Message]) -> None:
-        model = self.current
-        self._running[id(model)] += 1
-        try:
+        async with self._calling() as model:
             await model.prefill(messages)
-        finally:
-            self._running[id(model)] -= 1
-            async with self._settled:
-                self._settled.notify_all()
 
     async def close(self) -> None:
         await self.current.close()

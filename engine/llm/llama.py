@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from engine.errors import ModelError
 from engine.llm.base import (
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     )
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 GGUF_MAGIC = b"GGUF"
 DEFAULT_CONTEXT = 4096  # TIC's prompts stay under ~3 000 tokens; each 4 096 more cost ~90 MB
@@ -156,6 +157,14 @@ class LlamaCppModel(LanguageModel):
         log.info("model %s loaded: %s", self.path.name, choice.why)
         return self._llama
 
+    def _ready_for(self, messages: list[Message]) -> Llama:
+        """The loaded model, with this call's threads and its opening's saved state."""
+        llama = self._load_sync()
+        self._use_threads(llama)
+        if self.states is not None:
+            self.states.switch(llama, opening_key(messages))
+        return llama
+
     def _use_threads(self, llama: Llama) -> None:
         """The threads for this call, changed only when the load changed the choice."""
         choice = self._policy.choose()
@@ -184,10 +193,7 @@ class LlamaCppModel(LanguageModel):
         temperature: float,
         emit: TokenCallback | None,
     ) -> Completion:
-        llama = self._load_sync()
-        self._use_threads(llama)
-        if self.states is not None:
-            self.states.switch(llama, opening_key(messages))
+        llama = self._ready_for(messages)
         grammar = schema_grammar(json.dumps(schema, sort_keys=True)) if schema else None
         started = time.monotonic()
         pieces: list[str] = []
@@ -232,48 +238,27 @@ class LlamaCppModel(LanguageModel):
         on_token: TokenCallback | None = None,
     ) -> Completion:
         check_allowed(f"generate with {self.path.name}")
-        loop = asyncio.get_running_loop()
         emit = threadsafe(on_token)
-        self._busy += 1
-        try:
-            return await loop.run_in_executor(
-                self._executor,
-                self._generate_sync,
-                messages,
-                schema,
-                max_tokens,
-                temperature,
-                emit,
-            )
-        finally:
-            self._busy -= 1
-            self._idle_later()
+        return await self._on_model_thread(
+            self._generate_sync, messages, schema, max_tokens, temperature, emit
+        )
 
     def _prefill_sync(self, messages: list[Message]) -> None:
-        llama = self._load_sync()
-        self._use_threads(llama)
-        if self.states is not None:
-            self.states.switch(llama, opening_key(messages))
-        try:
-            llama.create_chat_completion(
-                messages=cast("list[ChatCompletionRequestMessage]", messages),
-                max_tokens=1,
-                temperature=0.0,
-            )
-        except ValueError as exc:
-            raise ModelError(f"model {self.path.name} failed: {exc}") from None
-        finally:
-            return_freed_memory()
-        if self.states is not None:
-            self.states.save(llama)
+        """A one-token call reads the prompt in; its state is saved at once (so the next
+        process starts warm too)."""
+        self._generate_sync(messages, None, 1, 0.0, None)
+        if self.states is not None and self._llama is not None:
+            self.states.save(self._llama)
 
     async def prefill(self, messages: list[Message]) -> None:
         check_allowed(f"prefill with {self.path.name}")
+        await self._on_model_thread(self._prefill_sync, messages)
+
+    async def _on_model_thread(self, work: Callable[..., T], *args: Any) -> T:
+        """Run ``work`` on the model's thread; the idle timer starts again after it."""
         self._busy += 1
         try:
-            await asyncio.get_running_loop().run_in_executor(
-                self._executor, self._prefill_sync, messages
-            )
+            return await asyncio.get_running_loop().run_in_executor(self._executor, work, *args)
         finally:
             self._busy -= 1
             self._idle_later()
