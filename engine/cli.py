@@ -470,24 +470,29 @@ async def cmd_rules(workspace: Workspace, args: argparse.Namespace) -> int:
     engine = Engine.open(workspace, args.model, stand_in=True)
     try:
         lines = engine.rules_report(text)
+        notes = engine.rules_notes(text)
     finally:
         await engine.stop()
     if args.json:
         for line in lines:
             print(json.dumps(line.to_json(), ensure_ascii=False))
+        for note in notes:
+            print(json.dumps(note.to_json(), ensure_ascii=False))
         return 0
     where = args.rules or RULES_FILE
     if not lines:
         print(f"{where}: no rule lines; TIC's built-in judgement decides")
-        return 0
-    unclear = sum(1 for line in lines if not line.understood)
-    print(
-        f"{where}: {len(lines)} rule line(s)"
-        + (f", {unclear} not understood" if unclear else ", all understood")
-    )
-    for line in lines:
-        print(f"line {line.line_number}: {line.text}")
-        print(f"    {line.sentence}")
+    else:
+        unclear = sum(1 for line in lines if not line.understood)
+        print(
+            f"{where}: {len(lines)} rule(s)"
+            + (f", {unclear} not understood" if unclear else ", all understood")
+        )
+    shown: list[tuple[int, str, str]] = [(x.line_number, x.text, x.sentence) for x in lines]
+    shown += [(n.line_number, n.text, n.sentence) for n in notes]
+    for number, said, sentence in sorted(shown, key=lambda s: s[0]):
+        print(f"line {number}: {said}")
+        print(f"    {sentence}")
     return 0
 
 

@@ -78,7 +78,7 @@ from engine.store.recent import recent_events
 from engine.tasks import Periodic, one_line
 from engine.triage.decider import RULES_FILE, TriageDecider
 from engine.triage.preview import RulesPreview, preview_rules
-from engine.triage.rules.explain import LineExplanation, explain
+from engine.triage.rules.explain import FileNote, LineExplanation, explain, file_notes
 from engine.triage.runner import TicRunner
 from engine.types import CheckResult, IngestResult, MutePreview, Reply, SettingsApplied
 from engine.workspace import Workspace
@@ -256,6 +256,11 @@ class Engine:
         Raises RulesFileError when the workspace's file exists but cannot be read."""
         rules = self.decider.read_rules() if text is None else text
         return explain(rules, capable_model=self._model.capability == "capable")
+
+    def rules_notes(self, text: str | None = None) -> list[FileNote]:
+        """The lines of the rules file (or of ``text``) that are no rule: definitions ("my
+        assistant means …") and sentences read as talk, with what TIC made of them."""
+        return file_notes(self.decider.read_rules() if text is None else text)
 
     def rules_text(self) -> str:
         """The rules file's text ("" when there is none). Raises RulesFileError when it

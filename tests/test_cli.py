@@ -185,7 +185,7 @@ def test_rules_shows_each_line_and_how_it_was_understood(tmp_path):
     out = run_tic("rules", home=home)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[0] == "data/notifications.md: 3 rule line(s), 1 not understood"
+    assert lines[0] == "data/notifications.md: 3 rule(s), 1 not understood"
     assert "line 3: Emails from Tomas Herrera (tomas@herrera.example)" in lines
     assert "    Always notify: emails from Tomas Herrera or tomas@herrera.example" in lines
     assert "    Never notify: newsletters and digests, or marketing and promotions" in lines

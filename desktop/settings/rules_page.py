@@ -99,6 +99,7 @@ class RulesPage(QtWidgets.QWidget):
         self.preview_limit = preview_limit
         self._loaded: str | None = None  # the file's text the editor started from
         self._lines: list[LineExplanation] = []
+        self._notes: dict[int, str] = {}
         self._preview: RulesPreview | None = None
         self._preview_text: str | None = None  # the text the preview shown was made for
         self._generation = 0
@@ -296,7 +297,11 @@ class RulesPage(QtWidgets.QWidget):
 
     def refresh_understanding(self) -> None:
         self._lines = self.engine.rules_report(self.text())
-        self.editor.set_marks({line.line_number: line.understood for line in self._lines})
+        self._notes = {n.line_number: n.sentence for n in self.engine.rules_notes(self.text())}
+        marks: dict[int, bool] = {}
+        for line in self._lines:  # a line of several sentences is marked if any is unread
+            marks[line.line_number] = marks.get(line.line_number, True) and line.understood
+        self.editor.set_marks(marks)
         self._render_understanding()
         self._render_summary()
 
@@ -333,35 +338,41 @@ class RulesPage(QtWidgets.QWidget):
         if not self.timer.isActive() and self._current_line() != self._highlighted:
             self._render_understanding()
 
+    @staticmethod
+    def _line_body(explained: LineExplanation, several: bool) -> str:
+        """One rule's reading; with several rules on a line, each after its own words."""
+        said = f"\u201c{html.escape(explained.text)}\u201d \u2192 " if several else ""
+        if explained.understood:
+            return said + html.escape(explained.sentence)
+        return f'{said}<span style="color:{FLAG_COLOR}"><b>{html.escape(explained.sentence)}</b></span>'
+
     def _current_line(self) -> int:
         return self.editor.textCursor().blockNumber() + 1
 
     def _render_understanding(self) -> None:
         current = self._highlighted = self._current_line()
-        by_line = {line.line_number: line for line in self._lines}
+        by_line: dict[int, list[LineExplanation]] = {}
+        for line in self._lines:
+            by_line.setdefault(line.line_number, []).append(line)
         counts = self._preview.line_counts() if self._preview is not None else {}
         shown = len(self._preview.events) if self._preview is not None else 0
         muted = muted_color(self.palette()).name()
         parts = []
         for number, raw in enumerate(self.text().splitlines(), start=1):
-            explained = by_line.get(number)
-            if explained is None:
+            found = by_line.get(number)
+            if found is None:
                 if not raw.strip() or _is_heading(raw):
                     continue
-                body = f'<span style="color:{muted}">{html.escape(NOT_A_RULE)}</span>'
-            elif explained.understood:
-                body = html.escape(explained.sentence)
-                if number in counts:
+                note = self._notes.get(number, NOT_A_RULE)
+                body = f'<span style="color:{muted}">{html.escape(note)}</span>'
+            else:
+                body = "<br>".join(self._line_body(e, len(found) > 1) for e in found)
+                if number in counts and all(e.understood for e in found):
                     notified, silenced = counts[number]
                     body += (
                         f'<br><span style="color:{muted}">'
                         f"{_counts_text(notified, silenced, shown)}</span>"
                     )
-            else:
-                body = (
-                    f'<span style="color:{FLAG_COLOR}"><b>{html.escape(explained.sentence)}'
-                    "</b></span>"
-                )
             background = f"background-color:{CURRENT_BACKGROUND};" if number == current else ""
             parts.append(
                 f'<p style="margin:0 0 8px 0;{background}"><a name="l{number}"></a>'

@@ -1,7 +1,7 @@
 """Turning "Don't notify me about this" into a well-formed Never-notify rule.
 
 The rule names who sent the event by what identifies them, never by the display name,
-which any sender chooses ("Tomas Herrera <offers@cheap-pills.example>", a group named
+which any sender chooses ("Tomas Herrera <offers@pills-cheap.example>", a group named
 "Marco", "My Bank" from a phishing address): an email by its sender's address, a WhatsApp
 message by its chat's id (group or direct chat: a group named like a person never mutes
 that person's direct chat), a calendar event by its title. The chat's name is shown in

@@ -3,7 +3,7 @@ together with an address that fits what is known for that name.
 
 Anyone can send an email as "Tomas Herrera" or "My Bank". What is known about a display
 name: the address or domain a rule line gives next to it ("Emails from Tomas Herrera
-(tomas@herrera-lutz.es)"), and the domain it was first seen writing from (in the store). An
+(tomas@vogt-roux.example)"), and the domain it was first seen writing from (in the store). An
 email whose display name is known but whose address is from another domain is matched
 against the rules without its display name, so no rule naming that person applies to it;
 the heuristics still see it as it is, and the decision's reason says why."""

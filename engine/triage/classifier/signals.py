@@ -44,8 +44,8 @@ ROLE_LOCAL = re.compile(
     r"sekretariat|poststelle|registrations?|membership|members|announcements?|offers?|"
     r"ofertas|angebote|offres|promo(?:tions?)?|deals|shop|store|tienda|boutique|loja|"
     r"negozio|restaurants?|partners?|editor(?:ial)?|redaccion|redaktion|escrituras|"
-    r"financiamento|habitacao|atualizacao|todomundo|plan\.[a-z]+|tickets?|reviews?|"
-    r"leads?|sponsors|campaigns?|email\.campaign|pragmaticengineer|[a-z0-9]+[-_.]support)$"
+    r"financiamento|habitacao|atualizacao|plan\.[a-z]+|tickets?|reviews?|"
+    r"leads?|sponsors|campaigns?|email\.campaign|[a-z0-9]+[-_.]support)$"
 )
 
 BULK_SUBDOMAINS = {
@@ -183,6 +183,12 @@ PLATFORMS: dict[str, tuple[str, str]] = {}
 def _platforms(kind: str, label: str, *names: str) -> None:
     for name in names:
         PLATFORMS[name] = (kind, label)
+
+
+def registered_platforms() -> tuple[str, ...]:
+    """The platforms the classifier knows by their domain's name (a documented list of
+    public services: GitHub, Zendesk, …)."""
+    return tuple(PLATFORMS)
 
 
 _platforms(
@@ -518,8 +524,8 @@ def name_in_address(name: str, local: str) -> bool:
 
 def brand_name(s: Sender, name: str) -> bool:
     """The display name is the sending company's own ("Temu" <temu@temuemail.com>,
-    "Post CH" <noreply@post.ch>), not a person's ("Thomas Brunner" <thomas.brunner@
-    brunner-partner.ch> names a person besides the firm)."""
+    "Post CH" <noreply@post.ch>), not a person's ("Anna Vogt" <anna.vogt@
+    vogt-partner.example> names a person besides the firm)."""
     tokens = [t for t in words(name) if len(t) >= 3]
     in_domain = [t for t in tokens if t in s.registered or t in s.domain.split(".")]
     if not in_domain:
@@ -531,14 +537,14 @@ def brand_name(s: Sender, name: str) -> bool:
         return True  # "Uber Eats" <uber@uber.com>, "Google Calendar" <…@google.com>
     single = len(tokens) == 1 and len(parts) == 1 and parts[0] in in_domain  # temu@temuemail
     if name_in_address(name, s.local) and not single:
-        return False  # h.marchand@marchand-avocats.fr: a person at their own firm
+        return False  # j.roux@roux-avocats.example: a person at their own firm
     return not personal
 
 
 def lookalike(s: Sender) -> str | None:
     """A domain made to look like a brand's: the brand in the display name, but the domain
-    is the brand glued to other words (paypal-konto-verifizierung.de) or not the brand at
-    all while the address still names it (dhl-support@parcel-redelivery.info)."""
+    is the brand glued to other words (paypal-kontocheck.example) or not the brand at
+    all while the address still names it (dhl-support@parcel-redirect.example)."""
     reg = s.registered
     brand = [t for t in words(person_part(s.name)) if len(t) >= 3 and t not in ORG_WORDS]
     if not brand or not reg:

@@ -47,7 +47,7 @@ SECOND_LEVEL = {"co", "com", "org", "net", "gov", "gob", "gouv", "ac", "edu", "n
 
 
 def registrable(domain: str) -> str:
-    """The domain a sender registered: "em.pantone.com" → "pantone.com", "x.co.uk" → "x.co.uk"."""
+    """The domain a sender registered: "em.paints.example" → "paints.example", "x.co.uk" → "x.co.uk"."""
     labels = [p for p in domain.split(".") if p]
     if len(labels) <= 2:
         return ".".join(labels)
@@ -57,7 +57,7 @@ def registrable(domain: str) -> str:
 
 
 def registrable_name(domain: str) -> str:
-    """The name part of the registered domain: "x.booking-lufthansa.com" → "booking-lufthansa"."""
+    """The name part of the registered domain: "x.airline-booking.example" → "airline-booking"."""
     return registrable(domain).split(".")[0]
 
 

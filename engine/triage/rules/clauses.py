@@ -34,7 +34,9 @@ CATCH_ALL_LABEL = re.compile(
 WIDENING = re.compile(
     r"[,;]?\s*\b(?:even if|even when|even though|even ones?|even personal-looking ones?|"
     r"even those|aunque|incluso si|incluso cuando|auch wenn|selbst wenn|meme si|mesmo que|"
-    r"mesmo se|anche se)\b[^.;()]*",
+    r"mesmo se|anche se|i want (?:every|all|each)(?: single)?|quiero (?:todos|todas|cada)|"
+    r"ich will (?:alle|jede)|je veux (?:tous|toutes|chaque)|quero (?:todos|todas|cada)|"
+    r"voglio (?:tutti|tutte|ogni))\b[^.;()]*",
     re.I,
 )
 
@@ -128,13 +130,14 @@ def split_label(text: str) -> tuple[str, str]:
 ABBREVIATION = re.compile(r"\b(?:Dr|Dra|Mr|Mrs|Ms|St|Sr|Sra|Prof|e\.g|i\.e|etc)$")
 
 
-def sentences(text: str) -> list[str]:
-    """Split on sentence ends outside parentheses."""
+def sentences(text: str, *, semicolons: bool = True) -> list[str]:
+    """Split on sentence ends outside parentheses (and on semicolons, unless told not)."""
     out, depth, start = [], 0, 0
+    stops = ".;!?" if semicolons else ".!?"
     for i, ch in enumerate(text):
         depth += ch == "("
         depth -= ch == ")" and depth > 0
-        ends = ch in ".;!?" and depth == 0 and (i + 1 == len(text) or text[i + 1].isspace())
+        ends = ch in stops and depth == 0 and (i + 1 == len(text) or text[i + 1].isspace())
         if ends and not ABBREVIATION.search(text[start:i]):
             out.append(text[start : i + 1].strip())
             start = i + 1

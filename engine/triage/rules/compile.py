@@ -39,9 +39,11 @@ from engine.clock import CLOCK, rule_clock_time
 from engine.events import Event
 from engine.tasks import one_line
 from engine.triage.classifier import Classification, fold, words
+from engine.triage.language import function_words, identity_words
 from engine.triage.rules.clauses import Parts, sentences, take_apart
 from engine.triage.rules.decision import Decision, read_decision
 from engine.triage.rules.extract import (
+    BRAND,
     QUOTED,
     _who_segments,
     about_phrase,
@@ -199,6 +201,9 @@ class CompiledRule:
     exception_notifies: bool = False
     problem: str | None = None
     label: str = ""
+    unread: tuple[str, ...] = ()
+    """The words of the line no condition accounts for, as written: the line is then not
+    understood (faithful or flagged)."""
 
     def in_window(self, e: Event, now: datetime) -> bool:
         return self.window is None or self.window.contains(now)
@@ -210,7 +215,7 @@ class CompiledRule:
         return not self.excluded(e, now, kinds)
 
     def excluded(self, e: Event, now: datetime, kinds: Classification) -> bool:
-        return any(x.matches(e, now, kinds) for x in self.exclusions)
+        return any(x.matches(e, now, kinds) for x in self.exclusions if not x.empty)
 
     def exception(self, e: Event, now: datetime, kinds: Classification) -> bool:
         """A Never line says to notify what it excludes ("…; if someone mentions me, tell
@@ -383,6 +388,9 @@ def _unread_sender(text: str) -> str | None:
     return None
 
 
+NOTHING_READ = "I can't tell which events this line is about"
+
+
 def _problem(rule_text: str, scope: Match, *conditions: Match) -> str | None:
     """Why a line cannot be applied as written, or None."""
     low = fold(rule_text)
@@ -400,7 +408,7 @@ def _problem(rule_text: str, scope: Match, *conditions: Match) -> str | None:
     if unread and not scope.has_who() and not scope.kinds and not scope.any_of:
         return f"who is \u201c{unread}\u201d? Name them or their address"
     if not scope.says_something and not any(c.says_something for c in conditions):
-        return "I can't tell which events this line is about"
+        return NOTHING_READ
     return None
 
 
@@ -559,6 +567,10 @@ def _read(label: str, body: str, style: Style) -> Match:
         found = _alternatives(body, style, context) or parse_fragment(
             body, german=style.german, casual=style.casual, context=context
         )
+    brands = tuple(n for n in named.names if BRAND.match(n) and fold(n) not in function_words())
+    if brands and not found.has_identity():
+        # "GitHub: someone @mentions me or requests my review": what GitHub sends
+        found = combine(found, Match(names=brands))
     if not label:
         return found
     if not found.kinds and named.kinds and found.names and not found.any_of:
@@ -568,7 +580,12 @@ def _read(label: str, body: str, style: Style) -> Match:
             names=tuple(n for n in found.names if n in who),
             examples=found.examples + tuple(n for n in found.names if n not in who),
         )
+    if (named.kinds or named.sender_kinds) and not named.unread:
+        found = _described(found)
+    # a description read whole defines its label: "Team questions: a teammate asking …"
+    titled = found.says_something and not found.all_unread()
     extra = Match(
+        unread=() if titled else named.unread,
         kinds=frozenset() if found.kinds or found.any_of else named.kinds,
         sender_kinds=frozenset() if found.has_who() else named.sender_kinds,
         automated=named.automated,
@@ -581,6 +598,13 @@ def _read(label: str, body: str, style: Style) -> Match:
     return combine(found, extra)
 
 
+def _described(found: Match) -> Match:
+    """A "Label: description" line whose label names a kind: the description's words that
+    are not conditions describe that kind ("Paiements refusés : terminal de paiement en
+    panne, …"), so they are accounted for by the label."""
+    return replace(found, unread=(), any_of=tuple(_described(m) for m in found.any_of))
+
+
 def _exclusions(parts: Parts, style: Style) -> tuple[Match, ...]:
     out: list[Match] = []
     for text in parts.exclusions:
@@ -589,18 +613,20 @@ def _exclusions(parts: Parts, style: Style) -> tuple[Match, ...]:
         )
         options = found.any_of or (found,)
         out += [m for m in options if m.says_something and not m.anything]
+        # what an exclusion left unread stays with the line, even when it is dropped
+        out += [Match(unread=m.all_unread()) for m in options if m.all_unread() and m not in out]
     return tuple(out)
 
 
 def _section_rule(rule: Rule, text: str, section: Section) -> CompiledRule:
-    style = Style.of(rule.text)
+    style = Style.of(rule.read_text)
     parts = take_apart(text, section_rule=True)
     rest, window = find_window(parts.body)
     scope = _read(parts.label, rest, style)
     if parts.catch_all:
         scope = replace(scope, anything=True)
     action: Action = "drop" if section == NEVER else "notify"
-    problem = None if parts.catch_all else _problem(rule.text, scope)
+    problem = None if parts.catch_all else _problem(rule.read_text, scope)
     return CompiledRule(
         rule,
         scope,
@@ -624,7 +650,7 @@ def _split_conditions(full: Match) -> tuple[Match, Match]:
 
 
 def _conditional_rule(rule: Rule, text: str, decision: Decision) -> CompiledRule:
-    style = Style.of(rule.text)
+    style = Style.of(rule.read_text)
     parts = take_apart(text, section_rule=True)
     rest, window = find_window(parts.body)
     full = _read(parts.label, rest, style)
@@ -636,7 +662,7 @@ def _conditional_rule(rule: Rule, text: str, decision: Decision) -> CompiledRule
         scope, condition = _split_conditions(full)
     if parts.catch_all or not scope.says_something:
         scope = replace(scope, anything=True)
-    problem = _problem(rule.text, scope, condition)
+    problem = _problem(rule.read_text, scope, condition)
     if condition.empty and negated.empty:
         problem = problem or "it says when to notify but I can't read the condition"
     return CompiledRule(
@@ -655,12 +681,59 @@ def _conditional_rule(rule: Rule, text: str, decision: Decision) -> CompiledRule
 
 
 def compile_rule(rule: Rule) -> CompiledRule:
+    """A line's conditions, claimed as understood only when every word of it was read."""
+    return _faithful(_compile_rule(rule))
+
+
+def _faithful(compiled: CompiledRule) -> CompiledRule:
+    parts = (compiled.scope, compiled.condition, compiled.negated, *compiled.exclusions)
+    folded = tuple(dict.fromkeys(w for m in parts for w in m.all_unread()))
+    if folded:  # a word read in one part of the line is read ("Groupe « Équipe » : … l'équipe")
+        said = set(words(" ".join(p for m in parts for p in _said(m))))
+        if any(m.has_identity() for m in parts):
+            said |= identity_words()
+        folded = tuple(w for w in folded if w not in said)
+    if not folded:
+        return compiled
+    left = as_written(compiled.rule.read_text, folded)
+    problem = compiled.problem
+    if compiled.understood or problem == NOTHING_READ:
+        problem = unread_problem(left)
+    return replace(compiled, understood=False, unread=left, problem=problem)
+
+
+def unread_problem(left: tuple[str, ...]) -> str:
+    """The problem of a line read only in part."""
+    quoted = ", ".join(f"\u201c{w}\u201d" for w in left)
+    return f"I can't read {quoted} in this line, so I don't apply it"
+
+
+def _said(m: Match) -> tuple[str, ...]:
+    """The names, topics, chats and examples a clause and its alternatives hold."""
+    own = (*m.names, *m.topics, *m.chats, *m.examples, *m.subject_phrases)
+    return own + tuple(p for alt in m.any_of for p in _said(alt))
+
+
+def as_written(text: str, folded: tuple[str, ...]) -> tuple[str, ...]:
+    """The words of ``text`` as the user wrote them whose folded form is in ``folded``,
+    in the order of the line."""
+    wanted = set(folded)
+    found: dict[str, None] = {}
+    for token in re.findall(r"[\w'’-]+", text):
+        for part in re.findall(r"[^\W_]+", token):
+            if fold(part) in wanted:
+                found.setdefault(part)
+    return tuple(found) or folded
+
+
+def _compile_rule(rule: Rule) -> CompiledRule:
     section = rule.section
     identity = chat_scope(rule.text)  # one chat by its id, as "Don't notify me" writes it
     if identity is not None:
         return CompiledRule(rule, identity, "drop" if section == NEVER else "notify")
     # "...; other group messages are fine to skip" restates what not matching means
-    text = _RESTATED_DEFAULT.sub("", rule.text).strip() or rule.text
+    said = rule.read_text
+    text = _RESTATED_DEFAULT.sub("", said).strip() or said
     body, decision = read_decision(text)
     if decision is not None and decision.conditional:
         return _conditional_rule(rule, body, decision)
@@ -675,7 +748,7 @@ def _custom_rule(rule: Rule, text: str) -> CompiledRule:
         rest, window = find_window(text)
         action: Action = "drop" if _NEGATIVE.search(fold_keep(rest)) else "notify"
         scope = parse_fragment(_drop_verbs(_NEGATIVE.sub(" ", rest)))
-        problem = _problem(rule.text, scope)
+        problem = _problem(rule.read_text, scope)
         return CompiledRule(
             rule, scope, action, window=window, understood=problem is None, problem=problem
         )
@@ -689,8 +762,8 @@ def _custom_rule(rule: Rule, text: str) -> CompiledRule:
     if exclusion:
         condition, negated = Match(), condition
     if not scope.says_something:
-        scope = Match(anything=True)
-    problem = _problem(rule.text, scope, condition, negated)
+        scope = Match(anything=True, unread=scope.all_unread())
+    problem = _problem(rule.read_text, scope, condition, negated)
     if problem is None and not (condition.says_something or negated.says_something):
         problem = "I can't read the condition of this line"
     return CompiledRule(
@@ -706,8 +779,8 @@ def _custom_rule(rule: Rule, text: str) -> CompiledRule:
 
 
 @lru_cache(maxsize=512)
-def _compile_cached(section: Section, text: str, line: int) -> CompiledRule:
-    return compile_rule(Rule(section, text, line))
+def _compile_cached(section: Section, text: str, line: int, reading: str) -> CompiledRule:
+    return compile_rule(Rule(section, text, line, reading))
 
 
 def compile_rules(rules: list[Rule]) -> list[CompiledRule]:
@@ -716,7 +789,7 @@ def compile_rules(rules: list[Rule]) -> list[CompiledRule]:
     compiled = []
     for r in rules:
         try:
-            compiled.append(_compile_cached(r.section, r.text, r.line_number))
+            compiled.append(_compile_cached(r.section, r.text, r.line_number, r.reading))
         except Exception as exc:
             log.error("rules line %d cannot be read, skipped: %s", r.line_number, one_line(exc))
     return compiled

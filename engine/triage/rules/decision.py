@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from engine.triage.classifier.text import fold_with_map
+from engine.triage.language import phrase_pattern
 from engine.triage.rules.sections import ALWAYS, CUSTOM, NEVER, Section
 
 NEG: Final = (
@@ -76,6 +77,63 @@ def _tail_decision(tail: str) -> tuple[Decision, str] | None:
     return Decision(ALWAYS), rest
 
 
+_NEGATION = r"(?:never|not|no|don'?t|do not|nie|nicht|nunca|jamais|pas|mai|non|nao)"
+_END = r"\s*[.!]*\s*$"
+_TAIL = (
+    r"(?:[\s,;]+(?P<tail>(?:unless|except|but not|only if|only when|a menos que|salvo|excepto|"
+    r"solo si|es sei denn|ausser|nur wenn|sauf|sauf si|seulement si|a nao ser que|exceto|"
+    r"so se|tranne|a meno che|solo se)\b.*?))?"
+)
+ANSWER_NOTIFY = re.compile(
+    rf"\s*(?::|\s[—–-]{{1,2}})\s*(?:{phrase_pattern('answers.notify')}){_END}"
+)
+ANSWER_NEVER = re.compile(rf"\s*(?::|\s[—–-]{{1,2}})\s*(?:{phrase_pattern('answers.never')}){_END}")
+END_NOTIFY = re.compile(rf"[\s,:]+(?:{phrase_pattern('predicates.notify_end')}){_TAIL}{_END}")
+END_NEVER = re.compile(rf"[\s,:]+(?:{phrase_pattern('predicates.never_end')}){_TAIL}{_END}")
+START_NOTIFY = re.compile(rf"^\s*(?:please\s+)?(?:{phrase_pattern('predicates.notify_start')})\s+")
+START_NEVER = re.compile(rf"^\s*(?:please\s+)?(?:{phrase_pattern('predicates.never_start')})\s+")
+
+
+def canonical(text: str) -> str:
+    """A line that says its decision in words of its own, rewritten in the words the
+    reader knows, the rest as the user wrote it: "ShowingTime confirmations: no." →
+    "never notify me about ShowingTime confirmations"; "Anything my kids' school sends is
+    important" → "always notify me about Anything my kids' school sends"; "I want to know
+    about …" → "notify me about …". The phrases come from the language data."""
+    low, origin = fold_with_map(text)
+
+    def cut(m: re.Match[str], *, head: bool) -> str:
+        if head:
+            return text[origin[m.end() - 1] + 1 :].strip() if m.end() else text
+        return text[: origin[m.start()]].strip(" ,;:") if m.start() < len(origin) else text
+
+    for pattern, lead in (
+        (ANSWER_NEVER, "never notify me about"),
+        (ANSWER_NOTIFY, "always notify me about"),
+    ):
+        m = pattern.search(low)
+        if m and m.start() > 0:
+            return f"{lead} {cut(m, head=False)}"
+    for pattern, lead in (
+        (END_NEVER, "never notify me about"),
+        (END_NOTIFY, "always notify me about"),
+    ):
+        m = pattern.search(low)
+        if m and m.start() > 0 and not re.search(rf"\b{_NEGATION}$", low[: m.start()]):
+            tail = ""
+            if m.group("tail"):
+                tail = " " + text[origin[m.start("tail")] : origin[m.end("tail") - 1] + 1]
+            return f"{lead} {cut(m, head=False)}{tail}"
+    for pattern, lead in (
+        (START_NEVER, "never notify me about"),
+        (START_NOTIFY, "notify me about"),
+    ):
+        m = pattern.match(low)
+        if m and m.end() < len(low):
+            return f"{lead} {cut(m, head=True)}"
+    return text
+
+
 def read_decision(text: str) -> tuple[str, Decision | None]:
     """The line without the words of its own decision, and that decision (None when the
     line says none: its heading decides)."""
@@ -85,6 +143,7 @@ def read_decision(text: str) -> tuple[str, Decision | None]:
             decision, rest = found
             head, rest = text[: m.start()].rstrip(" .;,"), rest.strip().lstrip(".;, ")
             return (f"{head}. {rest}" if rest else head), decision
+    text = canonical(text)
     low, _ = fold_with_map(text)
     if re.search(RESTRICTIVE, low) and re.match(rf"^\s*(?:please\s+)?(?:{NEG}|{POS})\b", low):
         return text, Decision(CUSTOM)  # "Notify me about invoices only if they are overdue"

@@ -12,9 +12,9 @@ from datetime import time, timedelta
 from typing import Any, Literal
 
 from engine.triage.classifier import KIND_NAMES
-from engine.triage.rules.compile import CompiledRule, compile_rules_text
+from engine.triage.rules.compile import CompiledRule, compile_rules_text, unread_problem
 from engine.triage.rules.match import Match, Window
-from engine.triage.rules.parse import ALWAYS, NEVER, Section
+from engine.triage.rules.parse import ALWAYS, NEVER, Section, parse_rules
 from engine.triage.rules.vocab import FAMILY_NAMES
 
 NOT_UNDERSTOOD = "\u26a0 not understood \u2014 ignored on the built-in model"
@@ -52,13 +52,28 @@ class LineExplanation:
     problem: str | None = None
     applied_by: AppliedBy = "code"
     notes: tuple[str, ...] = field(default_factory=tuple)
+    unread: tuple[str, ...] = ()
+    """The words of the line no condition accounts for, as written."""
 
     @property
     def sentence(self) -> str:
         """The whole understanding on one line, as ``tic rules`` prints it."""
         if not self.understood:
+            flag = LEFT_TO_MODEL if self.applied_by == "model" else NOT_UNDERSTOOD
+            if self.unread and self.problem == unread_problem(self.unread):
+                said = ", ".join(f"\u201c{w}\u201d" for w in self.unread)
+                rest = "" if self.what == "anything" and not self.condition else self.reading
+                part = f"; the rest reads \u201c{rest}\u201d" if rest else ""
+                return f"{flag} (I can't read {said}{part})"
             why = f" ({self.problem})" if self.problem else ""
-            return f"{LEFT_TO_MODEL if self.applied_by == 'model' else NOT_UNDERSTOOD}{why}"
+            return f"{flag}{why}"
+        return self.reading
+
+    @property
+    def reading(self) -> str:
+        """What the line's conditions say, understood or not ("" when they say nothing)."""
+        if not self.what and not self.condition:
+            return ""
         if self.condition:
             out = f"Notify {self.what} only if {self.condition}; otherwise don't"
         else:
@@ -86,8 +101,36 @@ class LineExplanation:
             "problem": self.problem,
             "applied_by": self.applied_by,
             "notes": list(self.notes),
+            "unread": list(self.unread),
             "explanation": self.sentence,
         }
+
+
+@dataclass(frozen=True)
+class FileNote:
+    """A line of the rules file that is no rule: a definition, or the user talking."""
+
+    line_number: int
+    text: str
+    sentence: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"line": self.line_number, "text": self.text, "note": self.sentence}
+
+
+TALK = "read as a note to yourself, not a rule (it says no decision)"
+
+
+def file_notes(text: str) -> list[FileNote]:
+    """The lines that are no rule, with what TIC made of them: who a definition says a role
+    is (and the lines it is used in), or a sentence read as talk."""
+    parsed = parse_rules(text)
+    out = [FileNote(n, t, TALK) for n, t in parsed.notes]
+    for d in parsed.definitions:
+        used = sorted({r.line_number for r in parsed.rules if r.reading and d.who in r.reading})
+        where = f" (used in line{'s' if len(used) > 1 else ''} {', '.join(map(str, used))})"
+        out.append(FileNote(d.line_number, d.role, d.sentence + (where if used else "")))
+    return sorted(out, key=lambda n: n.line_number)
 
 
 def explain(text: str, *, capable_model: bool = False) -> list[LineExplanation]:
@@ -133,6 +176,7 @@ def explain_rule(rule: CompiledRule, *, capable_model: bool = False) -> LineExpl
         problem=rule.problem,
         applied_by="code" if rule.understood else ("model" if capable_model else "nobody"),
         notes=tuple(notes),
+        unread=rule.unread,
     )
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from engine.triage.classifier import fold, words
 from engine.triage.classifier.text import fold_with_map, language
+from engine.triage.language import function_words, identity_words
 from engine.triage.rules.kindwords import KIND_WORDS, is_kind_word
 from engine.triage.rules.match import Match
 from engine.triage.rules.names import VOCAB, example_list, is_german, name_list
@@ -45,6 +46,8 @@ UNITS = (
     r"(minutes?|mins?|hours?|hrs?|h|days?|weeks?|minutos?|horas?|dias?|semanas?|minuten|"
     r"stunden?|tagen?|tage|wochen?|heures?|jours?|semaines?|minuti|ore|giorni|settimane?)"
 )
+NUMBER = "|".join(sorted(map(re.escape, NUMBER_WORDS), key=lambda w: (-len(w), w)))
+"""Any number word of the supported languages (``engine.triage.language``)."""
 MAX_COUNT = 1_000_000
 MAX_WITHIN = timedelta(days=36_525)
 """A rule's "within N days" is held to a century: any longer means the same, and a date that
@@ -55,8 +58,7 @@ DURATION = re.compile(
     r"(?:next\s+|proximas\s+|proximos\s+|nachsten\s+|prochaines\s+|prochains\s+|"
     r"prossime\s+|prossimi\s+)?(?:less than\s+|under\s+|menos de\s+|weniger als\s+|"
     r"moins de\s+|meno di\s+)?"
-    r"(\d+|an?|one|two|three|four|five|six|seven|twelve|una?|zwei|drei|deux|trois|dos|tres|"
-    r"due|tre)\s*" + UNITS + r"\b",
+    rf"(\d+|{NUMBER})\s*" + UNITS + r"\b",
     re.I,
 )
 ABOUT = re.compile(
@@ -444,6 +446,11 @@ AMBIGUOUS_SOURCES = re.compile(r"(?<=\S)(\s+)(?:Correos|Correios|Posta)(?![\w-])
 postal services)."""
 
 
+SOURCE_PATTERN = "|".join(
+    rf"(?<![\w-]){re.escape(p)}(?![\w-])" for said in SOURCE_WORDS.values() for p in said
+)
+
+
 def sources(low: str) -> Extracted:
     """Email, WhatsApp, calendar words (give it the text with "Correos" the company taken
     out: ``without_companies``)."""
@@ -462,37 +469,41 @@ def at_start_lower(text: str) -> str:
     return f"{m.group(1)}{m.group(2).lower()}{text[m.end() :]}" if m else text
 
 
+REMINDERS = r"\b(reminders?|recordatorios?|erinnerungen?|rappels?|lembretes?|promemoria)\b"
+INVITATIONS = (
+    r"\b((?:new )?(?:calendar )?(?:invitations?|invites?)|new (calendar )?events?|new meetings?|"
+    r"invitaciones|"
+    r"einladungen|convites?|inviti)\b"
+)
+
+
 def event_kinds(low: str) -> Extracted:
     """Reminders; invitations and new events."""
     found: set[str] = set()
-    if re.search(
-        r"\b(reminders?|recordatorios?|erinnerungen?|rappels?|lembretes?|promemoria)\b", low
-    ):
+    if re.search(REMINDERS, low):
         found.add("calendar.reminder")
-    if re.search(
-        r"\b(invitations?|invites?|new (calendar )?events?|new meetings?|invitaciones|"
-        r"einladungen|convites?|inviti)\b",
-        low,
-    ):
+    if re.search(INVITATIONS, low):
         found.add("calendar.created")
     return Match(event_types=frozenset(found)), low
+
+
+GROUPS = (
+    r"\bgroup (chats?|messages?|chatter)\b|\bgroups?\b|\bgrupos?\b|\bgruppen?\b|"
+    r"\bgroupes?\b|\bgrupp[oi]\b"
+)
+DIRECT_CHATS = (
+    r"\b(direct|private|one[- ]on[- ]one|1:1) (messages?|chats?)\b|\bmensajes? (directos?|"
+    r"privados?)\b|\b(direkt|privat)nachrichten\b|\bmessages? (directs?|prives?)\b|"
+    r"\bmensagens? (diretas?|privadas?)\b|\bmessaggi (diretti|privati)\b"
+)
 
 
 def group_or_direct(low: str) -> Extracted:
     """Group chats (True) or direct messages (False); a named chat is settled later."""
     group: bool | None = None
-    if re.search(
-        r"\bgroups?\b|\bgroup (chats?|messages?|chatter)\b|\bgrupos?\b|\bgruppen?\b|"
-        r"\bgroupes?\b|\bgrupp[oi]\b",
-        low,
-    ):
+    if re.search(GROUPS, low):
         group = True
-    if re.search(
-        r"\b(direct|private|one[- ]on[- ]one|1:1) (messages?|chats?)\b|\bmensajes? (directos?|"
-        r"privados?)\b|\b(direkt|privat)nachrichten\b|\bmessages? (directs?|prives?)\b|"
-        r"\bmensagens? (diretas?|privadas?)\b|\bmessaggi (diretti|privati)\b",
-        low,
-    ):
+    if re.search(DIRECT_CHATS, low):
         group = False
     return Match(group=group), low
 
@@ -504,30 +515,35 @@ MENTION = (
 )
 
 
+DIRECTLY = (
+    r"\bdirect(ly)?\b|\bprivate\b|\bdirecta(mente)?\b|\bdirekt\b|\bdirectement\b|"
+    r"\bdireta(mente)?\b|\bdirett(o|amente)\b"
+)
+
+
 def mentions(low: str) -> Extracted:
     """The user is @-mentioned or tagged; "in a direct message or by mentioning me" means
     addressed to the user either way."""
     said = re.search(MENTION, low)
     if not said:
         return Match(), low
-    direct = re.search(
-        r"\bdirect(ly)?\b|\bprivate\b|\bdirecta(mente)?\b|\bdirekt\b|\bdirectement\b|"
-        r"\bdireta(mente)?\b|\bdirett(o|amente)\b",
-        low,
-    )
-    if direct:
+    if re.search(DIRECTLY, low):
         return Match(addressed=True), low
     return Match(mentions_me=True), low
 
 
+ADDED_TODAY = r"\b(added|created|scheduled|booked|new) today\b"
+
+
 def added_today(low: str) -> Extracted:
     """Calendar events added today."""
-    said = re.search(r"\b(added|created|scheduled|booked|new) today\b", low)
+    said = re.search(ADDED_TODAY, low)
     return Match(added_today=bool(said)), low
 
 
 MOVED = (
-    r"\b(rescheduled|moved|postponed|time changes?|se cambian|cambiad[oa]s?|cambios de hora|"
+    r"\b(rescheduled|moved|postponed|time changes?|(?:se )?cambian? de (?:hora|fecha|dia)|"
+    r"se cambian|cambiad[oa]s?|cambios de hora|"
     r"verschoben|verlegt|deplace(e|es|s)?|reporte(e|es|s)?|decale(e|es|s)?|remarcad[oa]s?|"
     r"adiad[oa]s?|spostat[oie]|rinviat[oie])\b"
 )
@@ -566,43 +582,49 @@ def calendar_changes(low: str, found: Match = NOTHING) -> Extracted:
     return Match(calendar_change=cancelled or moved, event_types=kinds), low
 
 
+RECURRING = (
+    r"\b(recurring|repeating|daily|weekly|regular|recurrentes?|semanales?|diari[oa]s?|"
+    r"wiederkehrende\w*|wochentliche\w*|recurrent(e|es|s)?|hebdomadaires?|recorrentes?|"
+    r"semanais|ricorrent[ei]|settimanali)\b"
+)
+
+
 def recurring(low: str) -> Extracted:
     """Recurring events; kept by ``settle`` only when the clause is about the calendar."""
-    said = re.search(
-        r"\b(recurring|repeating|daily|weekly|regular|recurrentes?|semanales?|diari[oa]s?|"
-        r"wiederkehrende\w*|wochentliche\w*|recurrent(e|es|s)?|hebdomadaires?|recorrentes?|"
-        r"semanais|ricorrent[ei]|settimanali)\b",
-        low,
-    )
+    said = re.search(RECURRING, low)
     return Match(recurring=True if said else None), low
+
+
+IN_PERSON = (
+    r"\b(in[- ]person|physical (?:address|location)|physical(ly)?|on[- ]site|face[- ]to[- ]face|"
+    r"real (?:location|address)|a location|"
+    r"presencial(es)?|en persona|vor ort|en personne|sur place|di persona)\b"
+)
+VIDEO = (
+    r"\b(video|zoom|google meet|teams|online|virtual(es)?|videollamadas?|videoconferencias?|"
+    r"visio(conference)?s?|videochiamat[ae])\b"
+)
 
 
 def place(low: str) -> Extracted:
     """In-person events, or video calls (in person wins when both are said). With another
     kind named and no meeting ("online booking confirmations") ``settle`` drops them."""
-    in_person = re.search(
-        r"\b(in[- ]person|physical(ly)?|on[- ]site|face[- ]to[- ]face|real location|a location|"
-        r"presencial(es)?|en persona|vor ort|en personne|sur place|di persona)\b",
-        low,
-    )
-    video = re.search(
-        r"\b(video|zoom|google meet|teams|online|virtual(es)?|videollamadas?|videoconferencias?|"
-        r"visio(conference)?s?|videochiamat[ae])\b",
-        low,
-    )
+    in_person = re.search(IN_PERSON, low)
+    video = re.search(VIDEO, low)
     if in_person:
         return Match(in_person=True), low
     return Match(video=True if video else None), low
 
 
+ANYTHING = (
+    r"\b(anything|everything|all (messages|notifications)|todo|cualquier cosa|algo|alles|"
+    r"irgendetwas|tout|n'importe quoi|tudo|qualquer coisa|qualsiasi cosa|tutto)\b"
+)
+
+
 def anything(low: str) -> Extracted:
     """ "Anything", "everything", "all messages"."""
-    said = re.search(
-        r"\b(anything|everything|all (messages|notifications)|todo|cualquier cosa|algo|alles|"
-        r"irgendetwas|tout|n'importe quoi|tudo|qualquer coisa|qualsiasi cosa|tutto)\b",
-        low,
-    )
-    return Match(anything=bool(said)), low
+    return Match(anything=bool(re.search(ANYTHING, low))), low
 
 
 PEOPLE_UNIT = (
@@ -611,44 +633,51 @@ PEOPLE_UNIT = (
 )
 
 
-def party_size(low: str) -> Extracted:
-    """ "for 8 people or more", "pour moins de 8 personnes": a threshold on how many."""
-    m = re.search(
+PARTY_SIZES: tuple[tuple[str, str, int], ...] = (
+    (
         rf"(\d+)\s*\+?\s*{PEOPLE_UNIT}?\s*(?:or more|ou plus|o mas|oder mehr|ou mais|o piu|"
         rf"and up|\+)",
-        low,
-    ) or re.search(rf"(\d+)\+\s*{PEOPLE_UNIT}", low)
-    if m:
-        return Match(min_people=int(m.group(1))), low
-    m = re.search(
-        rf"(?:at least|au moins|al menos|mindestens|pelo menos|almeno)\s+(\d+)\s*{PEOPLE_UNIT}", low
-    )
-    if m:
-        return Match(min_people=int(m.group(1))), low
-    m = re.search(
-        rf"(?:more than|plus de|mas de|mehr als|mais de|piu di|over)\s+(\d+)\s*{PEOPLE_UNIT}", low
-    )
-    if m:
-        return Match(min_people=int(m.group(1)) + 1), low
-    m = re.search(
+        "min_people",
+        0,
+    ),
+    (rf"(\d+)\+\s*{PEOPLE_UNIT}", "min_people", 0),
+    (
+        rf"(?:at least|au moins|al menos|mindestens|pelo menos|almeno)\s+(\d+)\s*{PEOPLE_UNIT}",
+        "min_people",
+        0,
+    ),
+    (
+        rf"(?:more than|plus de|mas de|mehr als|mais de|piu di|over)\s+(\d+)\s*{PEOPLE_UNIT}",
+        "min_people",
+        1,
+    ),
+    (
         rf"(?:fewer than|less than|under|moins de|menos de|weniger als|meno di)\s+(\d+)\s*"
         rf"{PEOPLE_UNIT}",
-        low,
-    )
-    if m:
-        return Match(max_people=int(m.group(1)) - 1), low
+        "max_people",
+        -1,
+    ),
+)
+"""How a threshold on the number of people is said: (pattern, the field it sets, what to
+add to the number said: "more than 8" is at least 9)."""
+
+
+def party_size(low: str) -> Extracted:
+    """ "for 8 people or more", "pour moins de 8 personnes": a threshold on how many."""
+    for pattern, name, shift in PARTY_SIZES:
+        m = re.search(pattern, low)
+        if m:
+            return Match(**{name: int(m.group(1)) + shift}), low
     return Match(), low
+
+
+MY = r"\b(?:my|mi|mis|meine[nr]?|ma|mon|minha|meu|mia|mio)\s+"
+FAMILY = {role: rf"{MY}(?:{'|'.join(said)})\b" for role, said in FAMILY_ROLES.items()}
 
 
 def family(low: str) -> Extracted:
     """ "my mother", "mi madre": a parent, saved in the phone as Mum, Mamá, Mamma..."""
-    roles = tuple(
-        role
-        for role, said in FAMILY_ROLES.items()
-        if re.search(
-            rf"\b(?:my|mi|mis|meine[nr]?|ma|mon|minha|meu|mia|mio)\s+(?:{'|'.join(said)})\b", low
-        )
-    )
+    roles = tuple(role for role, pattern in FAMILY.items() if re.search(pattern, low))
     return Match(roles=roles), low
 
 
@@ -740,16 +769,18 @@ def topic_of_events(low: str, found: Match = NOTHING) -> Extracted:
     return Match(topics=_topic_words(tail, keep_roles=False)), low
 
 
+START_VERBS = (
+    r"\b(start|starts|starting|begin|begins|happen|happens|in|within|empiez\w*|comienz\w*|"
+    r"beginn\w*|commenc\w*|comec\w*|inizi\w*|en|dans|nas|entro)\b"
+)
+
+
 def starts_within(text: str, low: str) -> Extracted:
     """ "starts within 2 hours", "in the next 30 minutes": ``text`` gives the duration, and the
     whole clause (folded, ``low``) must say it is about a start. Leaves the text as it is:
     the words around the duration are still read for names."""
     m = DURATION.search(fold(text))
-    verb = (
-        r"\b(start|starts|starting|begin|begins|happen|happens|in|within|empiez\w*|comienz\w*|"
-        r"beginn\w*|commenc\w*|comec\w*|inizi\w*|en|dans|nas|entro)\b"
-    )
-    if not m or not re.search(verb, low):
+    if not m or not re.search(START_VERBS, low):
         return Match(), text
     count, unit = m.group(1).lower(), m.group(2).lower()
     n = NUMBER_WORDS.get(count) or min(int(count[:9]), MAX_COUNT)  # no overflow, however long
@@ -865,6 +896,7 @@ def names(
         for n in listed
         if fold(n) not in subjects and not (topic is not None and fold(n) in topic)
     ]
+    kept += [n for n in _listed_beside(text, kept) if n not in kept]
     who: list[str] = []
     for segment in _who_segments(text):
         if OTHER_ALIKE.search(segment) and not found.sender_kinds:
@@ -882,6 +914,28 @@ def names(
         pattern = r"\s+".join(re.escape(t) for t in n.split())
         text = re.sub(rf"(?<![\w'’&-]){pattern}(?![\w'’&-])", " ", text)
     return Match(names=named, examples=examples), text
+
+
+LIST_JOIN = r"\s*(?:,|\s(?:or|and|y|o|e|und|oder|et|ou|ni|nor))\s+"
+
+
+def _listed_beside(text: str, found: list[str]) -> list[str]:
+    """A brand written in lower case in a list beside names: "Emirates or flydubai"."""
+    out: list[str] = []
+    for n in found:
+        name = re.escape(n)
+        for pattern in (
+            rf"{name}{LIST_JOIN}([a-z][\w&'-]{{2,}})\b",
+            rf"\b([a-z][\w&'-]{{2,}}){LIST_JOIN}{name}",
+        ):
+            for m in re.finditer(pattern, text):
+                w = m.group(1)
+                low = fold(w)
+                known = STOP | VOCAB | ROLE_WORDS | function_words() | identity_words()
+                if low in known or low.rstrip("s") in known or is_kind_word(w, fold):
+                    continue
+                out.append(w)
+    return out
 
 
 def aside_names(
@@ -972,7 +1026,8 @@ def settle(found: Match, low: str) -> Match:
         group, mentions_me = None, None  # "in a direct message or by mentioning me"
     automated, senders = found.automated, found.sender_kinds
     if found.names or found.domains or found.addresses or found.chats or found.roles:
-        senders = senders - {"person"}  # "Kessler Maschinenbau, my biggest client": who it is
+        # "Kessler Maschinenbau, my biggest client", "our lawyers at Brennan & Shaw": who it is
+        senders = senders - {"person", "legal"}
     if automated and not found.has_identity():
         automated, senders = None, senders | {"automated"}  # "automated alerts": who sends
     event_types, change = found.event_types, found.calendar_change
@@ -1048,4 +1103,102 @@ def parse_fragment(
     if found.topics and found.has_identity():
         # "anything from ARIC about my grants": ARIC writes in Italian; the sender says enough
         found = replace(found, topic_language=language(whole))
+    left = _without_described(text, whole)
+    found = replace(found, unread=unread_words(left, found))
     return settle(found, low)
+
+
+NAMED_ASIDE = re.compile(r"((?:[^\W\d][\w'’-]*\s+){1,3})\(([^()]*)\)")
+
+
+def _without_described(left: str, whole: str) -> str:
+    """What was left of a clause without the words a name in parentheses stands for: in
+    "the research office (ARIC)" ARIC is who "research office" is."""
+    for m in NAMED_ASIDE.finditer(whole):
+        inner = m.group(2).strip()
+        listed = name_list(inner)
+        if len(listed) == 1 and fold(listed[0]) == fold(inner):
+            for w in m.group(1).split():
+                left = re.sub(rf"(?<![\w'’-]){re.escape(w)}(?![\w'’-])", " ", left)
+    return left
+
+
+KEYWORD_PATTERNS: tuple[str, ...] = (
+    REMINDERS,
+    INVITATIONS,
+    GROUPS,
+    DIRECT_CHATS,
+    DIRECTLY,
+    MENTION,
+    ADDED_TODAY,
+    MOVED,
+    CANCELLED,
+    RECURRING,
+    IN_PERSON,
+    VIDEO,
+    ANYTHING,
+    DURATION.pattern,
+    *(pattern for pattern, _, _ in PARTY_SIZES),
+    *FAMILY.values(),
+)
+"""What the keyword extractors read without taking it out of the text: the words they
+match are accounted for."""
+
+
+def unread_words(left: str, found: Match) -> tuple[str, ...]:
+    """The words of ``left`` (what the extractors left of a clause) that no condition of
+    ``found`` accounts for: not a keyword the reader knows, not a function word, not a word
+    of a name or topic it read. A role word ("my husband Andrés") is accounted for when
+    the clause names someone; a calendar word when it reads a calendar change or a start."""
+    low = fold(without_companies(left))
+    for pattern in KEYWORD_PATTERNS:
+        low = re.sub(pattern, " ", low)
+    low = re.sub(SOURCE_PATTERN, " ", low)
+    if found.calendar_change:
+        low = re.sub(CHANGES, " ", low)
+    if found.starts_within is not None:
+        low = re.sub(START_VERBS, " ", low)
+    for pattern, applies in _SAID_WITH:
+        if applies(found):
+            low = re.sub(pattern, " ", low)
+    said = " ".join(
+        (*found.names, *found.examples, *found.topics, *found.chats, *found.subject_phrases)
+    )
+    taken = set(words(said)) | function_words()
+    if found.has_identity():
+        taken |= ROLE_WORDS | {f"{w}s" for w in ROLE_WORDS} | identity_words()
+    return tuple(dict.fromkeys(w for w in words(low) if w not in taken))
+
+
+_SAID_WITH: tuple[tuple[str, Callable[[Match], bool]], ...] = (
+    (
+        r"\b(?:subject(?: line)?|title|asunto|betreff|objet|assunto|oggetto|titolo)\b",
+        lambda m: bool(m.subject_phrases),
+    ),
+    (
+        r"\b(?:e-?mail )?(?:address(?:es)?|domains?|adressen?|direcci(?:on|ones)|"
+        r"enderecos?|indirizz[oi]|dominios?)\b",
+        lambda m: bool(m.domains or m.addresses),
+    ),
+    (
+        r"\b(?:regarding|concerning|related to|relating to|on the topic of|acerca de|sobre|"
+        r"uber|betreffend|concernant|au sujet|a propos|a respeito|riguardo)\b",
+        lambda m: bool(m.topics),
+    ),
+    (
+        r"\b(?:saved|stored|listed|named|called|as|como|als|comme|gespeichert|guardad[oa]|"
+        r"enregistre[e]?|salv[oa]|salvat[oa])\b",
+        lambda m: bool(m.names),
+    ),
+    (
+        r"\b(?:calls?|meetings?|llamadas?|anrufe|appels?|chamadas?|chiamate)\b",
+        lambda m: bool(m.video or m.in_person),
+    ),
+    (
+        rf"(?:{OTHER_ALIKE.pattern})(?:\s+[a-z-]+){{0,2}}",
+        lambda m: bool(m.names or m.examples or m.kinds),
+    ),
+)
+"""Words a condition is said with, accounted for when the reading holds that condition:
+"subject" beside a subject phrase, "addresses" beside a domain, "regarding" before a topic,
+"saved as" before a name, "calls" after "video", "and other delivery apps" after names."""

@@ -3,7 +3,7 @@ kinds (``engine.triage.classifier``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, time, timedelta
 
 from engine.clock import add_clamped, in_window
@@ -80,10 +80,13 @@ class Match:
     within: Window | None = None  # the tick's time is inside this window
     anything: bool = False
     any_of: tuple[Match, ...] = ()  # alternatives: "flight changes and messages from Nina"
+    unread: tuple[str, ...] = ()
+    """Words of the clause the reader did not account for (as written, folded): a reading
+    that leaves any is not claimed (``compile``), it is flagged with them."""
 
     @property
     def empty(self) -> bool:
-        return self == Match()
+        return self.read_part == Match()
 
     @property
     def says_something(self) -> bool:
@@ -91,7 +94,19 @@ class Match:
 
     @property
     def only_examples(self) -> bool:
-        return Match(examples=self.examples) == self
+        return Match(examples=self.examples) == self.read_part
+
+    @property
+    def read_part(self) -> Match:
+        """The conditions alone, without what was left unread."""
+        return replace(self, unread=()) if self.unread else self
+
+    def all_unread(self) -> tuple[str, ...]:
+        """What this clause and its alternatives left unread, each word once."""
+        found = list(self.unread)
+        for m in self.any_of:
+            found += m.all_unread()
+        return tuple(dict.fromkeys(found))
 
     def has_who(self) -> bool:
         return bool(
@@ -278,7 +293,7 @@ def _name_hit(rule_name: str, value: str | None) -> bool:
 
 
 def _org_hit(rule_name: str, domain: tuple[str, ...]) -> bool:
-    """ "Herrera & Lutz" ~ herrera-lutz.es; "Acme" ~ acme.com; "Sentry" ~ getsentry.com."""
+    """ "Vogt & Roux" ~ vogt-roux.example; "Globex" ~ globex.example; "Sentry" ~ getsentry.com."""
     want = [w for w in words(rule_name) if w not in STOP]
     if not want or not domain:
         return False

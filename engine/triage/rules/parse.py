@@ -15,10 +15,12 @@ to be a rule is skipped and reported (``RuleSet.skipped``)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from engine.triage.classifier import fold
+from engine.triage.rules.clauses import sentences
 from engine.triage.rules.decision import line_section
+from engine.triage.rules.definitions import Definition, read_definition, with_definitions
 from engine.triage.rules.sections import ALWAYS, CUSTOM, NEVER, Section
 
 __all__ = [
@@ -58,6 +60,13 @@ class Rule:
     section: Section
     text: str
     line_number: int
+    reading: str = ""
+    """The text the rule is read from when it differs from ``text``: who the file's
+    definitions say a role is, written beside the role."""
+
+    @property
+    def read_text(self) -> str:
+        return self.reading or self.text
 
 
 @dataclass
@@ -65,6 +74,11 @@ class RuleSet:
     rules: list[Rule] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     """Why lines that look like rules were not read, one line each ("line 7: …")."""
+    notes: list[tuple[int, str]] = field(default_factory=list)
+    """Sentences outside the sections that state no decision, read as the user talking
+    (line number, text): shown, not applied."""
+    definitions: list[Definition] = field(default_factory=list)
+    """Who the file says a role is ("my assistant means Dolores Ruiz")."""
 
     def section(self, name: Section) -> list[Rule]:
         return [r for r in self.rules if r.section == name]
@@ -106,6 +120,7 @@ def heading(line: str) -> tuple[int, str] | None:
 def parse_rules(text: str) -> RuleSet:
     rules: list[Rule] = []
     skipped: list[str] = []
+    notes: list[tuple[int, str]] = []
     section: Section | None = None
     for number, line in enumerate(text.splitlines(), start=1):
         head = heading(line)
@@ -123,6 +138,15 @@ def parse_rules(text: str) -> RuleSet:
             section = classify_heading(label.group(1))
             continue
         rule = bullet.group(1) if bullet else plain
+        pieces = decided_sentences(rule)
+        if pieces is not None:
+            talk, decided = pieces
+            if section is None:
+                notes += [(number, t) for t in talk]
+            elif talk:
+                rules.append(Rule(section, " ".join(talk), number))
+            rules += [Rule(own, t, number) for own, t in decided]
+            continue
         if len(rule) > MAX_RULE_CHARS:
             if bullet or section is not None:
                 skipped.append(
@@ -138,4 +162,82 @@ def parse_rules(text: str) -> RuleSet:
             rules.append(Rule(own, plain, number))
         elif section is not None and _DESCRIPTIVE.match(plain):
             rules.append(Rule(section, plain, number))
-    return RuleSet(rules, skipped)
+        elif section is not None:
+            rules += [Rule(section, t, number) for t in sentences(plain)]
+        else:
+            notes.append((number, plain))
+    return _defined(RuleSet(rules, skipped, notes))
+
+
+def _defined(parsed: RuleSet) -> RuleSet:
+    """The file's definitions taken out of its rules, and every other rule read with them."""
+    definitions = [
+        d for r in parsed.rules if (d := read_definition(r.text, r.line_number)) is not None
+    ]
+    definitions += [
+        d for n, t in parsed.notes if (d := read_definition(t, n)) is not None and d.only
+    ]
+    if not definitions:
+        return parsed
+    only = {(d.line_number) for d in definitions if d.only}
+    rules = []
+    for r in parsed.rules:
+        if r.line_number in only and read_definition(r.text, r.line_number) is not None:
+            continue
+        reading = with_definitions(r.text, definitions, r.line_number)
+        rules.append(replace(r, reading=reading if reading != r.text else ""))
+    notes = [(n, t) for n, t in parsed.notes if n not in only]
+    return RuleSet(rules, parsed.skipped, notes, definitions)
+
+
+CONTRAST = re.compile(
+    r"[,;]\s+(?=(?:but|while|whereas|pero|mientras que|aber|wahrend|mais|tandis que|mas|"
+    r"enquanto|ma|mentre)\s)",
+    re.I,
+)
+
+
+def _contrasted(sentence: str) -> list[str]:
+    """ "Newsletters can wait, but anything from Tomas is important": two clauses, each
+    with its own decision, are two rules; otherwise the sentence stays whole."""
+    parts = CONTRAST.split(sentence)
+    if len(parts) < 2:
+        return [sentence]
+    cleaned = [
+        re.sub(
+            r"^(?:but|while|whereas|pero|mientras que|aber|wahrend|mais|tandis que|mas|"
+            r"enquanto|ma|mentre)\s+",
+            "",
+            p.strip(),
+            flags=re.I,
+        )
+        for p in parts
+    ]
+    if all(line_section(p) is not None for p in cleaned):
+        return cleaned
+    return [sentence]
+
+
+def decided_sentences(text: str) -> tuple[list[str], list[tuple[Section, str]]] | None:
+    """A line of several sentences, some of them saying their own decision after the
+    first ("ShowingTime confirmations: no. Cancelled showings: yes.", a paragraph of
+    instructions): (the sentences before the first decided one, read as talk; each decided
+    sentence with the undecided ones after it, which qualify it). None when the line is
+    one rule (one sentence, or only its first says a decision)."""
+    parts = [c for s in sentences(text, semicolons=False) for c in _contrasted(s)]
+    if len(parts) < 2 or any(len(p) > MAX_RULE_CHARS for p in parts):
+        return None
+    owns = [line_section(p) for p in parts]
+    if not any(owns[1:]):
+        return None
+    talk: list[str] = []
+    decided: list[tuple[Section, str]] = []
+    for part, own in zip(parts, owns, strict=True):
+        if own is not None:
+            decided.append((own, part))
+        elif decided:
+            section, said = decided[-1]
+            decided[-1] = (section, f"{said} {part}")
+        else:
+            talk.append(part)
+    return talk, decided

@@ -4,40 +4,10 @@ condition, in English, Spanish, German, French, Portuguese and Italian (folded).
 from __future__ import annotations
 
 from engine.clock import DAY_NAMES
+from engine.triage.language import numbers, weekdays
 
-NUMBER_WORDS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "twelve": 12,
-    "un": 1,
-    "una": 1,
-    "uno": 1,
-    "une": 1,
-    "ein": 1,
-    "eine": 1,
-    "einer": 1,
-    "um": 1,
-    "uma": 1,
-    "dos": 2,
-    "deux": 2,
-    "zwei": 2,
-    "due": 2,
-    "tres": 3,
-    "trois": 3,
-    "drei": 3,
-    "tre": 3,
-    "doce": 12,
-    "douze": 12,
-    "zwolf": 12,
-    "dodici": 12,
-}
+NUMBER_WORDS = numbers()
+"""Number words of the supported languages, from their data files."""
 
 MONTHS = {
     "january",
@@ -84,6 +54,15 @@ SOURCE_WORDS = {
         "invites",
         "appointment",
         "appointments",
+        "showing",
+        "showings",
+        "viewing",
+        "viewings",
+        "visitas",
+        "besichtigung",
+        "besichtigungen",
+        "visite",
+        "visites",
         "reminder",
         "reminders",
         "standup",
@@ -476,18 +455,7 @@ ROLE_WORDS = {
     "favorite",
 }
 
-DAY_ALIASES = {
-    **{d: i for i, d in enumerate(DAY_NAMES)},
-    **dict.fromkeys(("lunes", "montag", "lundi", "segunda", "segunda-feira", "lunedi"), 0),
-    **dict.fromkeys(("martes", "dienstag", "mardi", "terca", "terca-feira", "martedi"), 1),
-    **dict.fromkeys(
-        ("miercoles", "mittwoch", "mercredi", "quarta", "quarta-feira", "mercoledi"), 2
-    ),
-    **dict.fromkeys(("jueves", "donnerstag", "jeudi", "quinta", "quinta-feira", "giovedi"), 3),
-    **dict.fromkeys(("viernes", "freitag", "vendredi", "sexta", "sexta-feira", "venerdi"), 4),
-    **dict.fromkeys(("sabado", "samstag", "samedi", "sabato"), 5),
-    **dict.fromkeys(("domingo", "sonntag", "dimanche", "domenica"), 6),
-}
+DAY_ALIASES = {**{d: i for i, d in enumerate(DAY_NAMES)}, **weekdays()}
 """Day names in the six languages, folded, to their weekday (0 = Monday)."""
 
 FAMILY_ROLES = {

@@ -1,0 +1,122 @@
+"""Language knowledge as data: one TOML file per supported language beside this module.
+
+Each file has the same tables (see ``en.toml``): the function words a rules line may hold
+without them being read as a condition, the answers that state a decision on their own
+("…: no"), the phrases a sentence states its decision with ("… can wait", "I want to know
+about …"), number words and weekday names. The rules reader and the chat build their
+matchers from here, so a new wording or a new language is a data change, not a new regex.
+Every entry is folded (lower case, accents off) when it is loaded, as the text it is matched
+against is.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from engine.triage.classifier.text import fold
+
+LANGUAGES = ("en", "es", "de", "fr", "pt", "it")
+"""The supported languages, by ISO 639-1 code: each has a data file here."""
+
+PHRASE_TABLES = ("answers", "predicates", "definitions")
+PHRASE_KEYS = {
+    "answers": ("notify", "never"),
+    "predicates": ("notify_end", "never_end", "notify_start", "never_start"),
+    "definitions": ("means",),
+}
+
+
+@dataclass(frozen=True)
+class Language:
+    """One language's data, folded."""
+
+    code: str
+    name: str
+    function_words: frozenset[str]
+    identity_words: frozenset[str]
+    phrases: dict[str, tuple[str, ...]]
+    """``"answers.notify"``, ``"predicates.never_end"``, … → their phrases."""
+    numbers: dict[str, int]
+    weekdays: dict[str, int]
+
+
+def _folded_words(items: list[str]) -> frozenset[str]:
+    out: set[str] = set()
+    for item in items:
+        out.update(re.findall(r"[a-z0-9]+", fold(item)))
+    return frozenset(out)
+
+
+@cache
+def language(code: str) -> Language:
+    """The data of one language (``LANGUAGES``); a KeyError for any other code."""
+    if code not in LANGUAGES:
+        raise KeyError(code)
+    raw = tomllib.loads(resources.files(__name__).joinpath(f"{code}.toml").read_text("utf-8"))
+    phrases = {
+        f"{table}.{key}": tuple(dict.fromkeys(" ".join(fold(p).split()) for p in raw[table][key]))
+        for table in PHRASE_TABLES
+        for key in PHRASE_KEYS[table]
+    }
+    return Language(
+        code=code,
+        name=str(raw["name"]),
+        function_words=_folded_words(raw["function_words"]),
+        identity_words=_folded_words(raw["identity_words"]),
+        phrases=phrases,
+        numbers={fold(k): int(v) for k, v in raw["numbers"].items()},
+        weekdays={fold(k): int(v) for k, v in raw["weekdays"].items()},
+    )
+
+
+@cache
+def function_words() -> frozenset[str]:
+    """Every supported language's function words, folded."""
+    return frozenset().union(*(language(c).function_words for c in LANGUAGES))
+
+
+@cache
+def identity_words() -> frozenset[str]:
+    """Every supported language's words that describe a sender the line names ("the
+    Brightline team", "our lawyers at Brennan & Shaw"), folded."""
+    return frozenset().union(*(language(c).identity_words for c in LANGUAGES))
+
+
+@cache
+def phrases(key: str) -> tuple[str, ...]:
+    """One phrase table over every language ("predicates.never_end"), longest first, so a
+    pattern built from it prefers "should never reach me" to "reach me"."""
+    found = {p for c in LANGUAGES for p in language(c).phrases[key]}
+    return tuple(sorted(found, key=lambda p: (-len(p), p)))
+
+
+@cache
+def numbers() -> dict[str, int]:
+    """Number words of every language, folded, to their value."""
+    out: dict[str, int] = {}
+    for code in LANGUAGES:
+        out.update(language(code).numbers)
+    return out
+
+
+@cache
+def weekdays() -> dict[str, int]:
+    """Weekday names of every language, folded, to their number (0 = Monday)."""
+    out: dict[str, int] = {}
+    for code in LANGUAGES:
+        out.update(language(code).weekdays)
+    return out
+
+
+def phrase_pattern(key: str) -> str:
+    """A regular expression (for folded text) matching any phrase of a table, as whole
+    words; spaces in a phrase match any run of spaces, an apostrophe is optional."""
+    parts = []
+    for p in phrases(key):
+        escaped = r"\s+".join(re.escape(w) for w in p.split())
+        parts.append(escaped.replace("'", "['’]?"))
+    return r"(?<![\w'-])(?:" + "|".join(parts) + r")(?![\w'-])"

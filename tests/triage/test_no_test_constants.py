@@ -1,0 +1,136 @@
+"""No constant of the engine comes from a test set.
+
+Every sender domain written anywhere in ``tests/`` (the labelled sets, fixtures, the tests
+themselves) is looked for in ``engine/``, as a whole domain ("zenchef.com") or as the name
+part of one used like a constant (a quoted string, an item of a pattern's alternatives,
+a domain in a docstring). A match is allowed only when it is a general entry: a platform of
+the classifier's documented platform registry (``signals._platforms``: GitHub, Zendesk,
+…), a mail provider or public office every user may get mail from, or an ordinary word
+that happens to be a domain's name ("booking", "school"). Anything else — a made-up firm,
+a person's domain, a spoofing domain a test was written with — fails here, so a figure
+measured on a set is never reached by teaching the engine that set's senders.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from engine.triage.classifier import signals
+
+ROOT = Path(__file__).resolve().parents[2]
+EMAIL = re.compile(r"[\w.+-]+@([a-z0-9-]+(?:\.[a-z0-9-]+)+)", re.I)
+SUFFIXES = {
+    "com", "org", "net", "io", "dev", "es", "de", "fr", "it", "pt", "br", "uk", "co", "info",
+    "eu", "me", "app", "ai", "studio", "ch", "at", "nl", "be", "jp", "in", "ng", "ae", "us",
+    "top", "xyz", "edu", "gov", "example", "ac", "mx", "ar", "ie", "se", "no", "dk", "fi",
+    "pl", "cz", "ru", "cn", "au", "nz", "ca", "za", "gr", "tr", "biz", "online", "shop",
+    "store", "site", "email", "invalid", "test", "local", "localhost",
+}  # fmt: skip
+
+PROVIDERS_AND_OFFICES = {
+    # mail providers and telecoms users write from
+    "gmail", "googlemail", "google", "outlook", "hotmail", "live", "yahoo", "icloud", "proton",
+    "protonmail", "fastmail", "posteo", "gmx", "libero", "laposte", "orange", "btinternet",
+    "eircom", "microsoft", "apple",
+    # public offices and services whose mail every resident may get
+    "gouv", "urssaf", "seg-social", "redsara", "correios", "royalmail", "fedex", "seur",
+    "myhermes", "post", "whatsapp",
+    # services of a kind the classifier documents beside its registry
+    "docusign", "dropbox", "zoom", "uber", "substack", "paypal", "booking", "tripadvisor",
+    "thefork", "zenchef", "cliniko", "doctify", "aliexpress", "temu", "temuemail",
+    "discoursemail", "atlassian", "getsentry", "dtdg", "pagerduty", "linear", "facebookmail",
+    "instagram", "linkedin", "quora", "strava", "meetup", "behance", "crates",
+}  # fmt: skip
+"""Real, public senders: general entries, not a test's invention."""
+
+ORDINARY_WORDS = {
+    "email", "list", "news", "work", "school", "travel", "weekly", "digest", "spam", "other",
+    "watch", "imap", "delta", "medium", "messe", "servizi", "cartorio", "orange", "post",
+    "booking",
+}  # fmt: skip
+"""Words of the engine's vocabularies (or of its code) that are also a test domain's name."""
+
+
+RESERVED = {
+    "127.0.0.1",
+    "g.us",
+    "s.whatsapp.net",
+    "example.com",
+    "example.org",
+    "example.net",
+    "x.com",
+}
+"""Loopback, WhatsApp's own id domains, the reserved example domains, X's domain."""
+
+
+def _label(domain: str) -> str | None:
+    parts = [p for p in domain.lower().split(".") if p not in SUFFIXES]
+    return parts[-1] if parts and len(parts[-1]) >= 4 else None
+
+
+def _test_domains() -> set[str]:
+    found: set[str] = set()
+    for path in (ROOT / "tests").rglob("*"):
+        if path.is_file() and path.suffix in {".jsonl", ".json", ".md", ".py", ".eml", ".txt"}:
+            text = path.read_text(encoding="utf-8", errors="replace")
+            found |= {d.lower() for d in EMAIL.findall(text)}
+            if path.suffix == ".jsonl":
+                for line in text.splitlines():
+                    try:
+                        found |= _domains_in(json.loads(line))
+                    except ValueError:
+                        continue
+    return found
+
+
+def _domains_in(value: object) -> set[str]:
+    if isinstance(value, dict):
+        return {d for v in value.values() for d in _domains_in(v)}
+    if isinstance(value, list):
+        return {d for v in value for d in _domains_in(v)}
+    if isinstance(value, str):
+        return {d.lower() for d in EMAIL.findall(value)}
+    return set()
+
+
+def _engine_sources() -> dict[str, str]:
+    return {
+        str(p.relative_to(ROOT)): p.read_text(encoding="utf-8").lower()
+        for p in (ROOT / "engine").rglob("*")
+        if p.is_file() and p.suffix in {".py", ".toml", ".md", ".json"}
+    }
+
+
+def allowed() -> set[str]:
+    return set(signals.registered_platforms()) | PROVIDERS_AND_OFFICES | ORDINARY_WORDS
+
+
+WHOLE = re.compile(r"(?<![\w.-])((?:[a-z0-9-]+\.)+[a-z]{2,})(?![\w-])")
+CONSTANT = re.compile(r"[\"'|(]([a-z0-9-]{4,})[\"'|)]|(?<![\w.-])([a-z0-9-]{4,})\.[a-z]{2,}\b")
+
+
+def test_the_engine_holds_no_sender_domain_of_the_tests() -> None:
+    domains = _test_domains() - RESERVED
+    assert len(domains) > 200  # the sets are read: a broken scan would pass anything
+    ok = allowed()
+    found: list[str] = []
+    for path, text in _engine_sources().items():
+        whole = set(WHOLE.findall(text))
+        constants = {a or b for a, b in CONSTANT.findall(text)}
+        for domain in domains:
+            label = _label(domain)
+            if label in ok:
+                continue
+            if domain in whole:
+                found.append(f"{path}: {domain}")
+            elif label is not None and label in constants:
+                found.append(f"{path}: {label} (from {domain})")
+    assert not found, "engine/ holds senders from the tests:\n" + "\n".join(sorted(set(found)))
+
+
+def test_the_allowed_entries_are_real_and_few() -> None:
+    """The allowance is a short, reviewed list: a test set's invention cannot hide in it."""
+    assert len(PROVIDERS_AND_OFFICES | ORDINARY_WORDS) < 120
+    assert all("-" not in w or w == "seg-social" for w in PROVIDERS_AND_OFFICES)
