@@ -344,7 +344,8 @@ class RulesPage(QtWidgets.QWidget):
         said = f"\u201c{html.escape(explained.text)}\u201d \u2192 " if several else ""
         if explained.understood:
             return said + html.escape(explained.sentence)
-        return f'{said}<span style="color:{FLAG_COLOR}"><b>{html.escape(explained.sentence)}</b></span>'
+        flagged = html.escape(explained.sentence)
+        return f'{said}<span style="color:{FLAG_COLOR}"><b>{flagged}</b></span>'
 
     def _current_line(self) -> int:
         return self.editor.textCursor().blockNumber() + 1

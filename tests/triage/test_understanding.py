@@ -161,7 +161,8 @@ def test_lines_outside_the_sections_count_only_when_they_say_their_decision() ->
         ),
         (
             "## Always notify\n- when the moon is blue and bananas\n",
-            f"{NOT_UNDERSTOOD} (I can't read \u201cmoon\u201d, \u201cblue\u201d, \u201cbananas\u201d)",
+            f"{NOT_UNDERSTOOD} (I can't read "
+            "\u201cmoon\u201d, \u201cblue\u201d, \u201cbananas\u201d)",
         ),
         (
             "## Always notify\n- Anything from my boss\n",

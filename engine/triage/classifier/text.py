@@ -47,7 +47,8 @@ SECOND_LEVEL = {"co", "com", "org", "net", "gov", "gob", "gouv", "ac", "edu", "n
 
 
 def registrable(domain: str) -> str:
-    """The domain a sender registered: "em.paints.example" → "paints.example", "x.co.uk" → "x.co.uk"."""
+    """The domain a sender registered: "em.paints.example" → "paints.example", "x.co.uk" →
+    "x.co.uk"."""
     labels = [p for p in domain.split(".") if p]
     if len(labels) <= 2:
         return ".".join(labels)

@@ -37,6 +37,11 @@ class Definition:
     """The line only defines (it is no rule of its own)."""
 
     @property
+    def aside(self) -> str:
+        """Who the role is as it is written beside the role in the lines that use it."""
+        return " ".join(self.who.replace("(", " ").replace(")", " ").split())
+
+    @property
     def sentence(self) -> str:
         return f"\u201c{self.role}\u201d means {self.who}"
 
@@ -87,6 +92,5 @@ def with_definitions(text: str, definitions: list[Definition], line_number: int)
         if m is None:
             continue
         end = origin[m.end() - 1] + 1
-        who = d.who.replace("(", " ").replace(")", " ")
-        out = f"{out[:end]} ({' '.join(who.split())}){out[end:]}"
+        out = f"{out[:end]} ({d.aside}){out[end:]}"
     return out

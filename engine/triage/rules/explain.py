@@ -127,7 +127,9 @@ def file_notes(text: str) -> list[FileNote]:
     parsed = parse_rules(text)
     out = [FileNote(n, t, TALK) for n, t in parsed.notes]
     for d in parsed.definitions:
-        used = sorted({r.line_number for r in parsed.rules if r.reading and d.who in r.reading})
+        used = sorted(
+            {r.line_number for r in parsed.rules if r.reading and f"({d.aside})" in r.reading}
+        )
         where = f" (used in line{'s' if len(used) > 1 else ''} {', '.join(map(str, used))})"
         out.append(FileNote(d.line_number, d.role, d.sentence + (where if used else "")))
     return sorted(out, key=lambda n: n.line_number)

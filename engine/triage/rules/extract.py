@@ -667,7 +667,9 @@ def party_size(low: str) -> Extracted:
     for pattern, name, shift in PARTY_SIZES:
         m = re.search(pattern, low)
         if m:
-            return Match(**{name: int(m.group(1)) + shift}), low
+            count = int(m.group(1)) + shift
+            found = Match(min_people=count) if name == "min_people" else Match(max_people=count)
+            return found, low
     return Match(), low
 
 

@@ -1,0 +1,58 @@
+"""Language knowledge is data: one file per supported language, every table filled in each,
+and the matchers built from them."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from engine.triage.classifier.text import fold
+from engine.triage.language import LANGUAGES, PHRASE_KEYS, language, phrase_pattern
+from engine.triage.rules.extract import parse_fragment
+from engine.triage.rules.vocab import DAY_ALIASES
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_every_language_fills_every_table(code: str) -> None:
+    data = language(code)
+    assert data.name
+    assert len(data.function_words) > 60
+    assert data.identity_words
+    for table, keys in PHRASE_KEYS.items():
+        for key in keys:
+            assert data.phrases[f"{table}.{key}"], f"{code}: {table}.{key} is empty"
+    assert set(range(1, 13)) <= set(data.numbers.values()), f"{code}: numbers 1–12"
+    assert sorted(set(data.weekdays.values())) == list(range(7))
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_entries_are_folded_as_the_text_they_are_matched_against(code: str) -> None:
+    data = language(code)
+    for phrases in data.phrases.values():
+        assert all(p == " ".join(fold(p).split()) for p in phrases)
+    assert all(w == fold(w) for w in data.function_words | set(data.numbers))
+
+
+def test_an_unknown_language_is_an_error() -> None:
+    with pytest.raises(KeyError):
+        language("xx")
+
+
+def test_the_reader_takes_numbers_and_weekdays_from_the_data() -> None:
+    for code in LANGUAGES:
+        for word, day in language(code).weekdays.items():
+            assert DAY_ALIASES[word] == day
+    found = parse_fragment("Meetings that start within twenty minutes")
+    assert found.starts_within == timedelta(minutes=20)
+    found = parse_fragment("Reuniones que empiezan en quince minutos")
+    assert found.starts_within == timedelta(minutes=15)
+
+
+def test_a_phrase_pattern_matches_whole_words_with_either_apostrophe() -> None:
+    import re
+
+    pattern = re.compile(phrase_pattern("predicates.never_end"))
+    assert pattern.search("newsletters don’t matter")
+    assert pattern.search("newsletters don't matter")
+    assert not pattern.search("newsletters can waiting")
