@@ -108,7 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
         "rules",
         help="show each line of the rules file and how TIC understood it",
         description="Prints each rule line with its section and, in plain words, what TIC "
-        "understood it to mean; lines it could not read are flagged. Changes nothing.",
+        "understood it to mean; lines it could not read are flagged. Changes nothing, except "
+        "--confirm LINE, which applies a line held because it would silence most recent "
+        "messages.",
     )
     p.add_argument(
         "--rules",
@@ -116,6 +118,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="a notifications.md rules file (default: the workspace's data/notifications.md)",
     )
     p.add_argument("--json", action="store_true", help="one JSON object per rule line")
+    p.add_argument(
+        "--confirm",
+        type=int,
+        metavar="LINE",
+        help="apply the rule on line LINE although it would silence most recent messages",
+    )
 
     p = sub.add_parser(
         "eval",
@@ -471,6 +479,15 @@ async def cmd_rules(workspace: Workspace, args: argparse.Namespace) -> int:
     try:
         lines = engine.rules_report(text)
         notes = engine.rules_notes(text)
+        holds = {h.text: h for h in await engine.rule_holds(text)}
+        if args.confirm is not None:
+            chosen = [h for h in holds.values() if h.line_number == args.confirm]
+            if not chosen:
+                raise InputError(f"line {args.confirm} is not held; nothing to confirm")
+            for hold in chosen:
+                engine.confirm_rule(hold.text)
+                print(f"line {hold.line_number} applied from the next check: {hold.text}")
+            return 0
     finally:
         await engine.stop()
     if args.json:
@@ -478,6 +495,8 @@ async def cmd_rules(workspace: Workspace, args: argparse.Namespace) -> int:
             print(json.dumps(line.to_json(), ensure_ascii=False))
         for note in notes:
             print(json.dumps(note.to_json(), ensure_ascii=False))
+        for hold in holds.values():
+            print(json.dumps({"line": hold.line_number, "held": hold.sentence}, ensure_ascii=False))
         return 0
     where = args.rules or RULES_FILE
     if not lines:
@@ -488,7 +507,12 @@ async def cmd_rules(workspace: Workspace, args: argparse.Namespace) -> int:
             f"{where}: {len(lines)} rule(s)"
             + (f", {unclear} not understood" if unclear else ", all understood")
         )
-    shown: list[tuple[int, str, str]] = [(x.line_number, x.text, x.sentence) for x in lines]
+    shown: list[tuple[int, str, str]] = [
+        (x.line_number, x.text, f"{x.sentence}\n    \u23f8 {holds[x.text].sentence}")
+        if x.text in holds and x.understood
+        else (x.line_number, x.text, x.sentence)
+        for x in lines
+    ]
     shown += [(n.line_number, n.text, n.sentence) for n in notes]
     for number, said, sentence in sorted(shown, key=lambda s: s[0]):
         print(f"line {number}: {said}")

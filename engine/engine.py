@@ -77,6 +77,8 @@ from engine.store.inbox import ingest, recover_events
 from engine.store.recent import recent_events
 from engine.tasks import Periodic, one_line
 from engine.triage.decider import RULES_FILE, TriageDecider
+from engine.triage.holds import CONFIRMED_FILE, Hold, confirm
+from engine.triage.holds import SAMPLE as HOLD_SAMPLE
 from engine.triage.preview import RulesPreview, preview_rules
 from engine.triage.rules.explain import FileNote, LineExplanation, explain, file_notes
 from engine.triage.runner import TicRunner
@@ -289,9 +291,27 @@ class Engine:
         off the event loop."""
         stored = recent_events(limit)
         capable = self._model.capability == "capable"
+        held = await self.rule_holds(text)
         return await asyncio.to_thread(
-            preview_rules, stored, text, self.clock(), capable_model=capable
+            preview_rules, stored, text, self.clock(), capable_model=capable, held=held
         )
+
+    async def rule_holds(self, text: str | None = None) -> list[Hold]:
+        """The lines of the rules file (or of ``text``) held for the user's yes: each would
+        silence most of the latest messages (``engine.triage.holds``). Measured off the
+        event loop; the store is only read."""
+        now = self.clock()
+        sample = [(s.event, s.decided_at or now) for s in recent_events(HOLD_SAMPLE)]
+        rules = self.decider.read_rules() if text is None else text
+        return await asyncio.to_thread(self.decider.holds, sample, rules)
+
+    def confirm_rule(self, line: str) -> None:
+        """The user's yes to a held line, kept beside the rules file: the next check applies
+        it. Raises TicError when it cannot be kept."""
+        try:
+            confirm(self.workspace.root / CONFIRMED_FILE, line)
+        except OSError as exc:
+            raise TicError(f"cannot keep the confirmation: {exc.strerror or exc}") from None
 
     def ingest(self, events: list[Event]) -> IngestResult:
         """Add events to the store (ids already there are ignored); the next check sees them."""

@@ -338,6 +338,30 @@ class RulesPage(QtWidgets.QWidget):
         if not self.timer.isActive() and self._current_line() != self._highlighted:
             self._render_understanding()
 
+    def _held_body(self, explained: LineExplanation) -> str:
+        """A line held for the user's yes: how much it would silence, and the way to apply it."""
+        held = {h.text: h for h in self._preview.held} if self._preview is not None else {}
+        hold = held.get(explained.text)
+        if hold is None:
+            return ""
+        index = list(held).index(explained.text)
+        return (
+            f'<br><span style="color:{FLAG_COLOR}">\u23f8 {html.escape(hold.sentence)}</span> '
+            f'<a href="confirm:{index}">Apply it</a>'
+        )
+
+    def confirm_held(self, index: int) -> None:
+        """The user's yes to the ``index``-th held line: kept, and the preview made again."""
+        if self._preview is None or not 0 <= index < len(self._preview.held):
+            return
+        try:
+            self.engine.confirm_rule(self._preview.held[index].text)
+        except TicError as exc:
+            self.preview_title.setText(f"Not applied: {exc}")
+            return
+        self._preview_text = None
+        self.request_preview()
+
     @staticmethod
     def _line_body(explained: LineExplanation, several: bool) -> str:
         """One rule's reading; with several rules on a line, each after its own words."""
@@ -368,6 +392,7 @@ class RulesPage(QtWidgets.QWidget):
                 body = f'<span style="color:{muted}">{html.escape(note)}</span>'
             else:
                 body = "<br>".join(self._line_body(e, len(found) > 1) for e in found)
+                body += "".join(self._held_body(e) for e in found if e.understood)
                 if number in counts and all(e.understood for e in found):
                     notified, silenced = counts[number]
                     body += (
@@ -394,6 +419,8 @@ class RulesPage(QtWidgets.QWidget):
     def _on_anchor(self, url: QtCore.QUrl) -> None:
         if url.scheme() == "line":
             self.editor.go_to_line(int(url.path() or 0))
+        elif url.scheme() == "confirm":
+            self.confirm_held(int(url.path() or 0))
 
     # -- preview ------------------------------------------------------------------------------
 

@@ -213,7 +213,19 @@ def rule_answer(arguments: dict[str, Any], status: str, result: str) -> str:
     if result.startswith("that rule is already"):
         return f"That rule is already in your rules {quoted}."
     read = READ_AS.search(result)
-    understood = f" I read it as “{read.group(1)}”." if read else ""
+    reading = read.group(1) if read else ""
+    if reading.startswith("\u26a0"):  # flagged: said as it is, never claimed as read
+        why = reading[reading.find("(") + 1 : -1] if "(" in reading else "I can't read it"
+        return (
+            f"I added your rule {quoted}, but it isn't applied: {why}. Say it another way "
+            f"(for example with the sender's name or address), or edit it in {RULES_PAGE}."
+        )
+    understood = f" I read it as “{reading}”." if reading else ""
+    if read and read.group(2):
+        return (
+            f"I added your rule {quoted}.{understood} But {read.group(2)}, so it waits for "
+            "your yes before it applies. Apply it?"
+        )
     if section == NEVER:
         return f"Done — I won't notify you about {_about(rule)} any more {quoted}.{understood}"
     if section == ALWAYS:
@@ -222,7 +234,8 @@ def rule_answer(arguments: dict[str, Any], status: str, result: str) -> str:
 
 
 # How add_notification_rule reports TIC's reading of the line it added.
-READ_AS = re.compile(r"\(read as \u201c(.+)\u201d\)$")
+READ_AS = re.compile(r"\(read as \u201c(.+?)\u201d\)(?:; held: (.+))?$")
+RULES_PAGE = "Settings \u2192 Rules"
 
 
 def silenced_answer(total: int, days: int) -> str:
@@ -328,6 +341,10 @@ def tool_answer(
     """The answer to a change made at the user's word, from the tool's result."""
     if name == "add_notification_rule":
         return rule_answer(arguments, status, result)
+    if name == "confirm_notification_rule":
+        if status != "done":
+            return _sentence(f"I couldn't apply it: {result}")
+        return f"Done — “{_one_line(arguments.get('rule'))}” applies from the next check."
     if name == "schedule_job":
         return reminder_answer(arguments, status, result, now)
     if name == "cancel_job":

@@ -18,11 +18,13 @@ from engine.agent.actions import Action
 from engine.agent.loop import AgentLoop, render_result
 from engine.agent.taint import OUTSIDE
 from engine.agent.tools.base import ToolContext
+from engine.agent.tools.rules import HELD
 from engine.agent.transcript import StoredTranscript, pending_proposal
 from engine.bus import EventBus, ReplyStarted, ToolCalled, TurnFailed, UserMessageAdded
 from engine.chat.answers import (
     DECLINED,
     NOTHING_PENDING,
+    READ_AS,
     THANKS,
     cannot_answer,
     help_answer,
@@ -139,7 +141,12 @@ class ChatHub:
         if change is not None:
             args = {"section": change.section, "rule": change.rule}
             status, result = await self._run_tool_for_user(sid, "add_notification_rule", args)
-            return self._composed(sid, "user", rule_answer(args, status, result))
+            read = READ_AS.search(result) if status == "done" else None
+            held = read is not None and read.group(2) is not None and HELD in result
+            confirm = {"tool": "confirm_notification_rule", "arguments": {"rule": change.rule}}
+            return self._composed(
+                sid, "user", rule_answer(args, status, result), proposed=confirm if held else None
+            )
         reminder = reminder_request(text)
         if reminder is not None:
             status, result = await self._run_tool_for_user(sid, "schedule_job", dict(reminder))
@@ -168,14 +175,23 @@ class ChatHub:
         return cannot_answer(builtin=builtin)
 
     def _composed(
-        self, session_id: int, kind: str, text: str, *, outside: bool = False
+        self,
+        session_id: int,
+        kind: str,
+        text: str,
+        *,
+        outside: bool = False,
+        proposed: dict[str, Any] | None = None,
     ) -> ChatMessage:
         """A reply composed in code from the facts, recorded as such (``outside``: it quotes
-        what outside senders wrote, see ``engine.agent.taint``)."""
+        what outside senders wrote, see ``engine.agent.taint``; ``proposed``: the change it
+        asks the user's yes for)."""
         self.bus.publish(ReplyStarted(session_id, kind))
         meta: dict[str, Any] = {"kind": kind, "composed": True}
         if outside:
             meta[OUTSIDE] = True
+        if proposed is not None:
+            meta["proposed"] = proposed
         message = chat.add_message(session_id, "assistant", text, meta=meta)
         self.turns.finished(message, kind, [])
         return message

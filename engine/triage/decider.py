@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -26,6 +26,7 @@ from engine.events import Event
 from engine.llm.base import LanguageModel, Message
 from engine.tasks import Slices, one_line
 from engine.triage.classifier import Classification, classify
+from engine.triage.holds import CONFIRMED_FILE, Hold, broad_lines, read_confirmed
 from engine.triage.policy import PolicyDecision, decide_by_rules, heuristic
 from engine.triage.rules.compile import CompiledRule, compile_rules_text
 from engine.triage.rules.parse import NEVER
@@ -106,6 +107,15 @@ class TriageDecider:
         self.agent_name = agent_name
         self._verdicts = VerdictCache()
 
+    def holds(
+        self, sample: Sequence[tuple[Event, datetime]], text: str | None = None
+    ) -> list[Hold]:
+        """The lines of the rules file (or of ``text``) held for the user's yes, measured on
+        ``sample`` (the latest messages, each with the moment it was decided)."""
+        rules = self.read_rules() if text is None else text
+        confirmed = read_confirmed(self.workspace.root / CONFIRMED_FILE)
+        return broad_lines(compile_rules_text(rules), sample, confirmed)
+
     def agent(self) -> AgentDefinition:
         return load_agent(self.workspace.agents_dir, self.agent_name)
 
@@ -150,6 +160,7 @@ class TriageDecider:
         *,
         rules_text: str | None = None,
         first_seen: Mapping[str, str] | None = None,
+        held: frozenset[str] = frozenset(),
     ) -> list[Decision | Undecided]:
         """Decide every event on its own: one that cannot be decided (the model failed, or
         a bug) is an ``Undecided`` with the error and holds up no other. After the model
@@ -158,10 +169,15 @@ class TriageDecider:
 
         ``first_seen``: the domain each email display name was first seen writing from (see
         ``engine.triage.senders``): an email whose address contradicts what is known for its
-        display name is matched against the rules without that name."""
+        display name is matched against the rules without that name.
+
+        ``held``: the text of lines held for the user's yes (``engine.triage.holds``): they
+        are not applied, by code or by the model, until confirmed."""
         text = self.read_rules() if rules_text is None else rules_text
         # Compiling a rules file the first time takes tens of ms: off the loop (it is cached).
         compiled = await asyncio.to_thread(compile_rules_text, text)
+        if held:
+            compiled = [c for c in compiled if c.rule.text not in held]
         known = KnownSenders.from_rules(compiled, first_seen)
         unclear = [c for c in compiled if not c.understood]
         if unclear and self.model.capability != "capable":
@@ -213,13 +229,15 @@ class TriageDecider:
 
     @staticmethod
     def decide_in_code(
-        events: Iterable[tuple[Event, datetime]], rules_text: str
+        events: Iterable[tuple[Event, datetime]],
+        rules_text: str,
+        held: frozenset[str] = frozenset(),
     ) -> list[PolicyDecision]:
         """Each event judged at its own moment by what code decides alone: the lines it
         understood, then the heuristics. No model, no store, no file: a preview's pipeline
         (lines code could not read are left out, as on a tiny model). Blocking but pure, so
         it may run off the event loop."""
-        compiled = compile_rules_text(rules_text)
+        compiled = [c for c in compile_rules_text(rules_text) if c.rule.text not in held]
         verdicts = []
         for event, now in events:
             kinds = classify(event)

@@ -15,6 +15,7 @@ from datetime import datetime
 from engine.events import Event
 from engine.store.recent import StoredEvent
 from engine.triage.decider import TriageDecider
+from engine.triage.holds import Hold
 from engine.triage.policy import PolicyDecision
 from engine.triage.rules.compile import compile_rules_text
 
@@ -51,6 +52,9 @@ class RulesPreview:
     events: tuple[PreviewedEvent, ...]
     unjudged_lines: tuple[int, ...] = ()
     """Lines a capable model would judge at the next check, left out of this preview."""
+    held: tuple[Hold, ...] = ()
+    """Lines held for the user's yes (they would silence most recent messages): left out
+    of this preview, as the next check leaves them out."""
 
     def line_counts(self) -> dict[int, tuple[int, int]]:
         """For each line that decided an event: how many it notified, how many it silenced."""
@@ -89,10 +93,18 @@ def about(event: Event) -> str:
 
 
 def preview_rules(
-    stored: Sequence[StoredEvent], text: str, now: datetime, *, capable_model: bool
+    stored: Sequence[StoredEvent],
+    text: str,
+    now: datetime,
+    *,
+    capable_model: bool,
+    held: Sequence[Hold] = (),
 ) -> RulesPreview:
     """``stored`` decided under ``text``. Pure and blocking: it may run off the event loop."""
-    verdicts = TriageDecider.decide_in_code(((s.event, s.decided_at or now) for s in stored), text)
+    skip = frozenset(h.text for h in held)
+    verdicts = TriageDecider.decide_in_code(
+        ((s.event, s.decided_at or now) for s in stored), text, skip
+    )
     compiled = compile_rules_text(text)
     lines: dict[tuple[str, str | None], int] = {}
     for rule in compiled:  # a line by its text and section; the same text twice: the first
@@ -114,7 +126,7 @@ def preview_rules(
         for s, v in zip(stored, verdicts, strict=True)
     )
     unjudged = tuple(c.rule.line_number for c in compiled if not c.understood)
-    return RulesPreview(rows, unjudged if capable_model else ())
+    return RulesPreview(rows, unjudged if capable_model else (), tuple(held))
 
 
 def _line(lines: dict[tuple[str, str | None], int], verdict: PolicyDecision) -> int | None:

@@ -9,7 +9,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from engine.agent.tools.base import ToolContext, ToolRegistry
@@ -22,8 +22,10 @@ from engine.events import Event
 from engine.store import inbox
 from engine.store.db import database
 from engine.store.models import EventRecord
+from engine.store.recent import recent_events
 from engine.tasks import Periodic, Slices, one_line, report
 from engine.triage.decider import Decision, RulesFileError, TriageDecider, Undecided
+from engine.triage.holds import CONFIRMED_FILE, SAMPLE
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +69,10 @@ def _summary(errors: list[str]) -> str | None:
     return f"{errors[0]} ({len(errors)} events failed)"
 
 
+HOLDS_FRESH = timedelta(hours=1)
+"""How long a measure of the rule lines held for the user's yes is reused."""
+
+
 class TicRunner:
     def __init__(
         self,
@@ -87,6 +93,7 @@ class TicRunner:
         self.max_attempts = max_attempts
         self.clock = clock
         self._lock = asyncio.Lock()
+        self._holds_cache: tuple[tuple[int, int], datetime, frozenset[str]] | None = None
         self._schedule = Periodic(
             "tic-schedule", self._scheduled_tick, interval=15 * 60.0, logger=log, bus=bus
         )
@@ -136,7 +143,9 @@ class TicRunner:
         try:
             names = [e.sender.name for e in events if e.source == "email" and e.sender]
             first_seen = inbox.first_sender_domains(n for n in names if n)
-            outcomes = await self.decider.decide_each(events, self.clock(), first_seen=first_seen)
+            outcomes = await self.decider.decide_each(
+                events, self.clock(), first_seen=first_seen, held=await self._held()
+            )
         except Exception as exc:  # the decider itself failed: every event is retried
             outcomes = [Undecided(e.event_id, exc) for e in batch]
             events = []
@@ -162,6 +171,28 @@ class TicRunner:
         with database.atomic():
             inbox.finish_run(run, self.clock(), result.notified, error=_summary(result.errors))
         return result
+
+    async def _held(self) -> frozenset[str]:
+        """The rule lines held for the user's yes, measured on the latest messages (off the
+        loop); measured again when the rules file or the confirmations change, else hourly."""
+        try:
+            text = self.decider.read_rules()
+        except RulesFileError:
+            return frozenset()
+        confirmed_file = self.decider.workspace.root / CONFIRMED_FILE
+        stamp = confirmed_file.stat().st_mtime_ns if confirmed_file.exists() else 0
+        now = self.clock()
+        key = (hash(text), stamp)
+        cached = self._holds_cache
+        if cached is not None and cached[0] == key and now - cached[1] < HOLDS_FRESH:
+            return cached[2]
+        sample = [(s.event, s.decided_at or now) for s in recent_events(SAMPLE)]
+        holds = await asyncio.to_thread(self.decider.holds, sample, text)
+        for hold in holds:
+            log.warning("rules line %d is %s", hold.line_number, hold.sentence)
+        held = frozenset(h.text for h in holds)
+        self._holds_cache = (key, now, held)
+        return held
 
     def _mark_done(self, done: list[tuple[EventRecord, Decision]], result: _BatchResult) -> None:
         """The decided events marked in one transaction, one statement per distinct decision

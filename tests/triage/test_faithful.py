@@ -33,7 +33,9 @@ POOL = [
     mail("Ana Ruiz", "ana@ruiz.example", "¿Comemos el jueves?", "Dime si puedes."),
     mail("Banco Sur", "avisos@bancosur.example", "Tu extracto de marzo", "Ya disponible."),
     mail("Tienda Moda", "news@moda.example", "Rebajas -50%", "Solo hoy."),
-    mail("Colegio", "secretaria@colegio.example", "Reunión de padres", "El martes a las 18h."),
+    mail(
+        "Colegio", "secretaria@sanjuan-escuela.example", "Reunión de padres", "El martes a las 18h."
+    ),
     mail("LinkedIn", "jobs-noreply@linkedin.com", "5 new jobs for you", "Apply now."),
 ]
 

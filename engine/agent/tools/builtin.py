@@ -8,7 +8,7 @@ from engine.agent.tools.files import EditFileTool, ReadFileTool, WriteFileTool
 from engine.agent.tools.jobs import CancelJobTool, ListJobsTool, ScheduleJobTool
 from engine.agent.tools.lookup import SearchEventsTool, UpcomingCalendarTool
 from engine.agent.tools.notify import NotifyTool, ReadNotificationTool
-from engine.agent.tools.rules import AddNotificationRuleTool
+from engine.agent.tools.rules import AddNotificationRuleTool, ConfirmNotificationRuleTool
 from engine.jobs.scheduler import JobScheduler
 
 
@@ -21,6 +21,7 @@ def build_registry(jobs: JobScheduler | None = None) -> ToolRegistry:
             WriteFileTool(),
             EditFileTool(),
             AddNotificationRuleTool(),
+            ConfirmNotificationRuleTool(),
             SearchEventsTool(),
             UpcomingCalendarTool(),
             DelegateTool(),

@@ -6,8 +6,14 @@ from typing import Any
 
 from engine.agent.tools.base import Tool, ToolContext
 from engine.errors import ToolError
+from engine.store.recent import recent_events
+from engine.triage.holds import CONFIRMED_FILE, SAMPLE, broad_lines, confirm, read_confirmed
+from engine.triage.rules.compile import compile_rules_text
 from engine.triage.rules.edit import SECTION_TITLES, add_rule
 from engine.triage.rules.explain import explain
+
+HELD = "held: "
+"""How the tool's result says the rule added waits for the user's yes."""
 
 
 class AddNotificationRuleTool(Tool):
@@ -39,4 +45,45 @@ class AddNotificationRuleTool(Tool):
             return f"that rule is already under {title}"
         lines = explain(f"## {title}\n- {arguments['rule']}\n")
         read = f" (read as \u201c{lines[0].sentence}\u201d)" if lines else ""
-        return f"added under {title}: - {arguments['rule']}{read}"
+        held = _held(ctx, " ".join(str(arguments["rule"]).split()).lstrip("-*• ").strip())
+        return f"added under {title}: - {arguments['rule']}{read}" + (
+            f"; {HELD}{held}" if held else ""
+        )
+
+
+def _held(ctx: ToolContext, rule: str) -> str:
+    """Why the rule just added waits for the user's yes ("" when it does not): it would
+    silence most of the latest messages."""
+    try:
+        text = ctx.workspace.rules_file.read_text(encoding="utf-8")
+        sample = [(s.event, s.decided_at or ctx.now) for s in recent_events(SAMPLE)]
+    except (OSError, UnicodeDecodeError):
+        return ""
+    confirmed = read_confirmed(ctx.workspace.root / CONFIRMED_FILE)
+    for hold in broad_lines(compile_rules_text(text), sample, confirmed):
+        if hold.text == rule:
+            return f"it would silence {hold.silenced} of your last {hold.total} messages"
+    return ""
+
+
+class ConfirmNotificationRuleTool(Tool):
+    name = "confirm_notification_rule"
+    description = (
+        "Apply a rule of data/notifications.md that is held because it would silence most "
+        "recent messages; only after the user said yes to it."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {"rule": {"type": "string", "minLength": 3, "maxLength": 500}},
+        "required": ["rule"],
+        "additionalProperties": False,
+    }
+    category = "Preferences"
+    read_only = False
+
+    async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Any:
+        try:
+            confirm(ctx.workspace.root / CONFIRMED_FILE, str(arguments["rule"]))
+        except OSError as exc:
+            raise ToolError(f"could not keep the confirmation: {exc}") from None
+        return f"applied from the next check: {arguments['rule']}"
