@@ -257,7 +257,8 @@ class Engine:
         words; lines code could not read say whether the model in use may judge them.
         Raises RulesFileError when the workspace's file exists but cannot be read."""
         rules = self.decider.read_rules() if text is None else text
-        return explain(rules, capable_model=self._model.capability == "capable")
+        capable = self._model.capability == "capable"
+        return explain(rules, capable_model=capable, readings=self.decider.model_readings)
 
     def rules_notes(self, text: str | None = None) -> list[FileNote]:
         """The lines of the rules file (or of ``text``) that are no rule: definitions ("my

@@ -29,6 +29,7 @@ from engine.triage.classifier import Classification, classify
 from engine.triage.holds import CONFIRMED_FILE, Hold, broad_lines, read_confirmed
 from engine.triage.policy import PolicyDecision, decide_by_rules, heuristic
 from engine.triage.rules.compile import CompiledRule, compile_rules_text
+from engine.triage.rules.model_reading import ReadingCache, apply_reading, read_line
 from engine.triage.rules.parse import NEVER
 from engine.triage.senders import KnownSenders, without_name
 from engine.triage.summary import describe_event, summarize
@@ -106,6 +107,7 @@ class TriageDecider:
         self.workspace = workspace
         self.agent_name = agent_name
         self._verdicts = VerdictCache()
+        self._readings = ReadingCache(workspace.root / "cache")
 
     def holds(
         self, sample: Sequence[tuple[Event, datetime]], text: str | None = None
@@ -115,6 +117,32 @@ class TriageDecider:
         rules = self.read_rules() if text is None else text
         confirmed = read_confirmed(self.workspace.root / CONFIRMED_FILE)
         return broad_lines(compile_rules_text(rules), sample, confirmed)
+
+    async def model_read(self, compiled: list[CompiledRule]) -> list[CompiledRule]:
+        """``compiled`` with each line code could not read replaced by the model's reading
+        of it, where the model's reading can be used (``model_reading``); a model that
+        fails leaves the line as it was (it is then asked about per message)."""
+        out = []
+        for rule in compiled:
+            if rule.understood:
+                out.append(rule)
+                continue
+            try:
+                read = await read_line(self.model, rule, self._readings)
+            except TicError as exc:
+                log.info("line %d not read by the model: %s", rule.rule.line_number, exc)
+                read = None
+            out.append(read or rule)
+        return out
+
+    def model_readings(self, compiled: list[CompiledRule]) -> list[CompiledRule]:
+        """``compiled`` with the readings the model already made (none is asked for)."""
+        out = []
+        for rule in compiled:
+            answer = None if rule.understood else self._readings.get(self.model.name, rule)
+            read = apply_reading(rule, answer) if answer is not None else None
+            out.append(read or rule)
+        return out
 
     def agent(self) -> AgentDefinition:
         return load_agent(self.workspace.agents_dir, self.agent_name)
@@ -178,10 +206,13 @@ class TriageDecider:
         compiled = await asyncio.to_thread(compile_rules_text, text)
         if held:
             compiled = [c for c in compiled if c.rule.text not in held]
-        known = KnownSenders.from_rules(compiled, first_seen)
         unclear = [c for c in compiled if not c.understood]
         if unclear and self.model.capability != "capable":
             unclear = []  # a tiny model is not trusted with lines code could not read
+        if unclear:  # a capable model reads each such line once; code applies its reading
+            compiled = await self.model_read(compiled)
+            unclear = [c for c in compiled if not c.understood]
+        known = KnownSenders.from_rules(compiled, first_seen)
         system: Message | None = None
         model_failures: list[TicError] = []
         out: list[Decision | Undecided] = []

@@ -204,6 +204,8 @@ class CompiledRule:
     unread: tuple[str, ...] = ()
     """The words of the line no condition accounts for, as written: the line is then not
     understood (faithful or flagged)."""
+    read_by: Literal["code", "model"] = "code"
+    """Who read the line into its conditions: code, or a capable model (once per line)."""
 
     def in_window(self, e: Event, now: datetime) -> bool:
         return self.window is None or self.window.contains(now)

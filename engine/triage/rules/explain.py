@@ -7,6 +7,7 @@ prints and what a settings page shows beside each line.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import time, timedelta
 from typing import Any, Literal
@@ -19,6 +20,7 @@ from engine.triage.rules.vocab import FAMILY_NAMES
 
 NOT_UNDERSTOOD = "\u26a0 not understood \u2014 ignored on the built-in model"
 LEFT_TO_MODEL = "\u26a0 not understood \u2014 left to the model to judge"
+READ_BY_MODEL = "read by the model as: "
 AppliedBy = Literal["code", "model", "nobody"]
 """Who applies a line: code (it was understood), the model (a capable one judges lines code
 could not read), or nobody (a tiny model is not trusted with them: the line is ignored)."""
@@ -54,6 +56,8 @@ class LineExplanation:
     notes: tuple[str, ...] = field(default_factory=tuple)
     unread: tuple[str, ...] = ()
     """The words of the line no condition accounts for, as written."""
+    read_by: str = "code"
+    """Who read the line into its conditions: "code", or "model" (a capable model, once)."""
 
     @property
     def sentence(self) -> str:
@@ -67,6 +71,8 @@ class LineExplanation:
                 return f"{flag} (I can't read {said}{part})"
             why = f" ({self.problem})" if self.problem else ""
             return f"{flag}{why}"
+        if self.read_by == "model":
+            return f"{READ_BY_MODEL}{self.reading}"
         return self.reading
 
     @property
@@ -102,6 +108,7 @@ class LineExplanation:
             "applied_by": self.applied_by,
             "notes": list(self.notes),
             "unread": list(self.unread),
+            "read_by": self.read_by,
             "explanation": self.sentence,
         }
 
@@ -135,10 +142,19 @@ def file_notes(text: str) -> list[FileNote]:
     return sorted(out, key=lambda n: n.line_number)
 
 
-def explain(text: str, *, capable_model: bool = False) -> list[LineExplanation]:
+def explain(
+    text: str,
+    *,
+    capable_model: bool = False,
+    readings: Callable[[list[CompiledRule]], list[CompiledRule]] | None = None,
+) -> list[LineExplanation]:
     """Every rule line of a rules file's text, in file order, with its understanding.
-    ``capable_model``: lines code could not read are left to the model (else ignored)."""
-    return [explain_rule(c, capable_model=capable_model) for c in compile_rules_text(text)]
+    ``capable_model``: lines code could not read are left to the model (else ignored);
+    ``readings``: the model's readings of such lines, where it made them."""
+    compiled = compile_rules_text(text)
+    if readings is not None and capable_model:
+        compiled = readings(compiled)
+    return [explain_rule(c, capable_model=capable_model) for c in compiled]
 
 
 def explain_rule(rule: CompiledRule, *, capable_model: bool = False) -> LineExplanation:
@@ -176,10 +192,17 @@ def explain_rule(rule: CompiledRule, *, capable_model: bool = False) -> LineExpl
         window=describe_window(rule.window) if rule.window else "",
         catch_all=rule.catch_all,
         problem=rule.problem,
-        applied_by="code" if rule.understood else ("model" if capable_model else "nobody"),
+        applied_by=_applied_by(rule, capable_model),
         notes=tuple(notes),
-        unread=rule.unread,
+        unread=() if rule.read_by == "model" else rule.unread,
+        read_by=rule.read_by,
     )
+
+
+def _applied_by(rule: CompiledRule, capable_model: bool) -> AppliedBy:
+    if rule.understood and rule.read_by == "code":
+        return "code"
+    return "model" if capable_model else "nobody"
 
 
 def _either(items: list[str]) -> str:
