@@ -41,3 +41,35 @@ def reply(text: str) -> dict:
 
 def tool(name: str, **arguments: Any) -> dict:
     return {"action": "tool", "tool": name, "arguments": arguments}
+
+
+LEFT_TO_EACH_MESSAGE = {
+    "about": {
+        "kinds": [],
+        "sources": [],
+        "sender_names": [],
+        "sender_domains": [],
+        "sender_addresses": [],
+        "topics": [],
+        "group_chat": None,
+        "mentions_me": None,
+        "asks_me_something": None,
+    },
+    "only_if": None,
+    "words_not_covered": [],
+    "needs_each_message": True,
+}
+"""A capable model's reading of a rules line that leaves it to be judged per message."""
+
+
+def judged_per_message(answer: Any) -> Any:
+    """A scripted model's entry that reads every rules line as one to judge per message
+    (``LEFT_TO_EACH_MESSAGE``) and answers everything else with ``answer``."""
+    from engine.triage.rules.model_reading import READING_SCHEMA
+
+    def entry(messages: Any, schema: Any) -> Any:
+        if schema == READING_SCHEMA:
+            return LEFT_TO_EACH_MESSAGE
+        return answer(messages, schema) if callable(answer) else answer
+
+    return entry

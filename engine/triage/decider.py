@@ -118,22 +118,28 @@ class TriageDecider:
         confirmed = read_confirmed(self.workspace.root / CONFIRMED_FILE)
         return broad_lines(compile_rules_text(rules), sample, confirmed)
 
-    async def model_read(self, compiled: list[CompiledRule]) -> list[CompiledRule]:
+    async def model_read(
+        self, compiled: list[CompiledRule]
+    ) -> tuple[list[CompiledRule], list[TicError]]:
         """``compiled`` with each line code could not read replaced by the model's reading
-        of it, where the model's reading can be used (``model_reading``); a model that
-        fails leaves the line as it was (it is then asked about per message)."""
-        out = []
+        of it, where the model's reading can be used (``model_reading``), and the model's
+        failures: a model that fails leaves the line as it was (it is then asked about per
+        message), and its failures count towards ``MODEL_FAILURES``."""
+        out: list[CompiledRule] = []
+        failures: list[TicError] = []
         for rule in compiled:
             if rule.understood:
                 out.append(rule)
                 continue
-            try:
-                read = await read_line(self.model, rule, self._readings)
-            except TicError as exc:
-                log.info("line %d not read by the model: %s", rule.rule.line_number, exc)
-                read = None
+            read = None
+            if len(failures) < MODEL_FAILURES:
+                try:
+                    read = await read_line(self.model, rule, self._readings)
+                except TicError as exc:
+                    log.info("line %d not read by the model: %s", rule.rule.line_number, exc)
+                    failures.append(exc)
             out.append(read or rule)
-        return out
+        return out, failures
 
     def model_readings(self, compiled: list[CompiledRule]) -> list[CompiledRule]:
         """``compiled`` with the readings the model already made (none is asked for)."""
@@ -209,12 +215,12 @@ class TriageDecider:
         unclear = [c for c in compiled if not c.understood]
         if unclear and self.model.capability != "capable":
             unclear = []  # a tiny model is not trusted with lines code could not read
+        model_failures: list[TicError] = []
         if unclear:  # a capable model reads each such line once; code applies its reading
-            compiled = await self.model_read(compiled)
+            compiled, model_failures = await self.model_read(compiled)
             unclear = [c for c in compiled if not c.understood]
         known = KnownSenders.from_rules(compiled, first_seen)
         system: Message | None = None
-        model_failures: list[TicError] = []
         out: list[Decision | Undecided] = []
         slices = Slices()  # classifying is CPU work on the loop: in slices
         for event in events:

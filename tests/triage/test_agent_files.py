@@ -8,9 +8,10 @@ from engine.agent.definitions import load_agent
 from engine.agent.tools.builtin import build_registry
 from engine.llm.scripted import ScriptedModel
 from engine.triage.decider import TriageDecider
+from engine.triage.rules.model_reading import READING_SCHEMA
 from engine.triage.summary import summarize
 from engine.workspace import Workspace
-from tests.factories import make_event
+from tests.factories import LEFT_TO_EACH_MESSAGE, make_event
 
 NOW = datetime.fromisoformat("2026-11-10T08:00:00+00:00")
 RULES = (
@@ -30,11 +31,12 @@ def test_tic_lists_only_notify_which_exists(workspace: Workspace) -> None:
 async def test_the_model_is_asked_only_about_rule_lines_code_cannot_read(
     workspace: Workspace,
 ) -> None:
-    model = ScriptedModel([{"rule": None, "reason": "not about it"}])
+    model = ScriptedModel([LEFT_TO_EACH_MESSAGE, {"rule": None, "reason": "not about it"}])
     event = make_event(**BOB)
     (decision,) = await TriageDecider(model, workspace).decide([event], NOW, rules_text=RULES)
 
-    (call,) = model.calls
+    reading, call = model.calls  # the line is read once, then the message judged
+    assert reading["schema"] == READING_SCHEMA
     system, user = call["messages"]
     tic = load_agent(workspace.agents_dir, "tic")
     assert system["role"] == "system" and system["content"].startswith(tic.prompt)

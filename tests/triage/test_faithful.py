@@ -176,3 +176,25 @@ def test_a_brand_as_a_label_says_whose_messages_the_description_means() -> None:
     assert decide(rules, **review) is True
     other = mail("Ana Ruiz", "ana@ruiz.example", "Please review my draft", "Can you?")
     assert decide(rules, **other) is None
+
+
+@pytest.mark.parametrize(
+    ("line", "read_as"),
+    [
+        ("Newsleters and promotons", ("newsletters", "promotions")),
+        ("Recipts from Amazon", ("receipts",)),
+        ("Securty alerts", ("security",)),
+    ],
+)
+def test_a_typo_of_a_known_word_is_read_as_that_word_and_said(
+    line: str, read_as: tuple[str, ...]
+) -> None:
+    (explained,) = explain(f"## Never notify\n- {line}\n")
+    assert explained.understood, explained.sentence
+    for word in read_as:
+        assert f"read as \u201c{word}\u201d" in explained.sentence
+
+
+def test_a_real_word_is_never_corrected_into_another() -> None:
+    text = "## Always notify\n- Emails about pills\n## Never notify\n- Redes sociales\n"
+    assert all("read as" not in line.sentence for line in explain(text))

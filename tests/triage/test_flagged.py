@@ -13,7 +13,7 @@ from engine.llm.base import Capability, Completion
 from engine.llm.scripted import ScriptedModel
 from engine.triage.decider import TriageDecider
 from engine.workspace import Workspace
-from tests.factories import make_event
+from tests.factories import LEFT_TO_EACH_MESSAGE, make_event
 
 NOW = datetime.fromisoformat("2026-11-10T08:00:00+00:00")
 GARBAGE = "## Always notify\n- when the moon is blue and bananas\n## Never notify\n- Newsletters\n"
@@ -40,25 +40,33 @@ async def test_a_tiny_model_is_not_asked_about_lines_code_could_not_read(workspa
 
 
 async def test_a_capable_model_judges_them(workspace):
-    model = ScriptedModel([{"rule": "when the moon is blue and bananas", "reason": "it says so"}])
+    model = ScriptedModel(
+        [
+            LEFT_TO_EACH_MESSAGE,
+            {"rule": "when the moon is blue and bananas", "reason": "it says so"},
+        ]
+    )
     decision = await decide_one(model, workspace)
-    assert len(model.calls) == 1
+    assert len(model.calls) == 2  # the line read once (left to each message), the message
     assert decision.notify is True and decision.rule == "when the moon is blue and bananas"
     assert "the model judged" in decision.reason
 
 
 @pytest.mark.parametrize("capability", ["tiny", "capable"])
 async def test_no_model_call_for_events_the_understood_lines_decide(workspace, capability):
-    model = ScriptedModel(capability=capability)
+    model = ScriptedModel([LEFT_TO_EACH_MESSAGE], capability=capability)
     newsletter = make_event(
         sender={"name": "Weekly", "address": "news@weekly.example"},
         subject="The weekly digest",
         headers={"List-Unsubscribe": "<mailto:u@weekly.example>"},
     )
-    (decision,) = await TriageDecider(model, workspace).decide(
-        [newsletter], NOW, rules_text=GARBAGE
-    )
-    assert model.calls == [] and decision.rule == "Newsletters"
+    decider = TriageDecider(model, workspace)
+    (decision,) = await decider.decide([newsletter], NOW, rules_text=GARBAGE)
+    # a capable model reads the line it flags once, ever; no call is made per message
+    assert len(model.calls) == (1 if capability == "capable" else 0)
+    assert decision.rule == "Newsletters"
+    await decider.decide([newsletter], NOW, rules_text=GARBAGE)
+    assert len(model.calls) == (1 if capability == "capable" else 0)
 
 
 class BrokenGrammarModel(ScriptedModel):
@@ -72,9 +80,11 @@ class BrokenGrammarModel(ScriptedModel):
 
 
 async def test_an_unreadable_answer_is_asked_again_then_no_rule_applies(workspace):
-    model = BrokenGrammarModel(['{"rule": "when\u0001', '{"rule": "when the moon\n'])
+    model = BrokenGrammarModel(
+        [LEFT_TO_EACH_MESSAGE, '{"rule": "when\u0001', '{"rule": "when the moon\n']
+    )
     decision = await decide_one(model, workspace)
-    assert len(model.calls) == 2
+    assert len(model.calls) == 3
     assert decision.rule is None and decision.notify is False  # heuristics, no failed tick
 
 

@@ -9,7 +9,7 @@ import pytest
 from engine.errors import ModelError
 from engine.store.inbox import ingest, recover_events
 from engine.store.models import AgentRun, EventRecord, Notification
-from tests.factories import make_event, reply
+from tests.factories import LEFT_TO_EACH_MESSAGE, make_event, reply
 
 NEWSLETTER = {
     "sender": {"name": "Shop", "address": "news@shop.example"},
@@ -90,7 +90,7 @@ async def test_ticks_never_overlap(engine, model):
 async def test_model_error_leaves_events_pending_for_retry(engine, model, workspace):
     workspace.rules_file.write_text(UNCLEAR_RULES)
     ingest([make_event(), make_event()])
-    model.add(boom, boom)
+    model.add(LEFT_TO_EACH_MESSAGE, boom, boom)
     result = await engine.tic.tick()
     assert result.error == "out of memory (2 events failed)"
     assert {r.status for r in EventRecord.select()} == {"pending"}
@@ -108,13 +108,16 @@ async def test_model_error_leaves_events_pending_for_retry(engine, model, worksp
 async def test_unclear_rule_is_judged_by_the_model(engine, model, workspace):
     workspace.rules_file.write_text("## Never notify\n- whatever my boss would not care about\n")
     ingest([make_event()])
-    model.add({"rule": "whatever my boss would not care about", "reason": "routine"})
+    model.add(
+        LEFT_TO_EACH_MESSAGE,
+        {"rule": "whatever my boss would not care about", "reason": "routine"},
+    )
     result = await engine.tic.tick()
     assert result.notified == 0
     record = EventRecord.get()
     assert record.decision_rule == "whatever my boss would not care about"
     assert "the model judged" in record.decision_reason
-    prompt = model.calls[0]["messages"]
+    prompt = model.calls[1]["messages"]
     assert "whatever my boss would not care about" in prompt[0]["content"]
 
 
@@ -168,7 +171,8 @@ async def test_attempts_are_bounded(engine, model, settings, workspace):
     record = EventRecord.get()
     assert record.status == "failed"
     assert record.last_error == "out of memory"
-    assert len(model.calls) == settings.max_event_attempts
+    # each tick: the line's reading fails, then the message's question
+    assert len(model.calls) == 2 * settings.max_event_attempts
     assert (await engine.tic.tick()).events == 0
 
 
@@ -241,7 +245,7 @@ async def test_a_model_error_is_one_line_and_not_counted_as_a_bug(engine, model,
     workspace.rules_file.write_text(UNCLEAR_RULES)
     event = make_event()
     ingest([event])
-    model.add(boom)
+    model.add(LEFT_TO_EACH_MESSAGE, boom)
     result = await engine.tic.tick()
     assert result.error == "out of memory"
     (record,) = [r for r in caplog.records if r.name == "engine.triage.runner"]

@@ -56,6 +56,7 @@ from engine.triage.rules.kindwords import is_kind_word
 from engine.triage.rules.match import Match, Window
 from engine.triage.rules.names import VOCAB, is_german
 from engine.triage.rules.parse import ALWAYS, NEVER, Rule, Section, parse_rules
+from engine.triage.rules.typos import corrected, first_words
 from engine.triage.rules.vocab import DAY_ALIASES, STOP
 
 log = logging.getLogger(__name__)
@@ -204,6 +205,8 @@ class CompiledRule:
     unread: tuple[str, ...] = ()
     """The words of the line no condition accounts for, as written: the line is then not
     understood (faithful or flagged)."""
+    corrections: tuple[tuple[str, str], ...] = ()
+    """Typos read as the known word they are one edit from: (as written, read as)."""
     read_by: Literal["code", "model"] = "code"
     """Who read the line into its conditions: code, or a capable model (once per line)."""
 
@@ -683,8 +686,26 @@ def _conditional_rule(rule: Rule, text: str, decision: Decision) -> CompiledRule
 
 
 def compile_rule(rule: Rule) -> CompiledRule:
-    """A line's conditions, claimed as understood only when every word of it was read."""
-    return _faithful(_compile_rule(rule))
+    """A line's conditions, claimed as understood only when every word of it was read. A
+    word left unread that is one edit from a known word is read as that word, when that
+    leaves fewer words unread (``typos``); the correction is shown with the reading."""
+    first = _faithful(_compile_rule(rule))
+    early: tuple[tuple[str, str], ...] = ()
+    named = {fold(n) for m in (first.scope, first.condition) for n in _names(m)}
+    if named & first_words(rule.read_text):  # "Newsleters and …": a typo read as a name
+        start, early = corrected(rule.read_text, named, capitalised=True)
+        other = _faithful(_compile_rule(replace(rule, reading=start))) if early else first
+        if early and len(other.unread) <= len(first.unread):
+            rule, first = replace(rule, reading=start), replace(other, corrections=early)
+    if not first.unread:
+        return first
+    text, fixes = corrected(rule.read_text, {fold(w) for w in first.unread})
+    if not fixes:
+        return first
+    second = _faithful(_compile_rule(replace(rule, reading=text)))
+    if len(second.unread) >= len(first.unread):
+        return first
+    return replace(second, rule=rule, corrections=early + fixes)
 
 
 def _faithful(compiled: CompiledRule) -> CompiledRule:
@@ -708,6 +729,10 @@ def unread_problem(left: tuple[str, ...]) -> str:
     """The problem of a line read only in part."""
     quoted = ", ".join(f"\u201c{w}\u201d" for w in left)
     return f"I can't read {quoted} in this line, so I don't apply it"
+
+
+def _names(m: Match) -> tuple[str, ...]:
+    return m.names + tuple(n for alt in m.any_of for n in _names(alt))
 
 
 def _said(m: Match) -> tuple[str, ...]:

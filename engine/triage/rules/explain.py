@@ -178,6 +178,7 @@ def explain_rule(rule: CompiledRule, *, capable_model: bool = False) -> LineExpl
     notes: list[str] = []
     if rule.exception_notifies:
         notes.append("those it excepts are notified")
+    notes += [f"\u201c{said}\u201d read as \u201c{read}\u201d" for said, read in rule.corrections]
     if rule.scope.examples:
         notes.append(f"examples given: {', '.join(rule.scope.examples)}")
     return LineExplanation(

@@ -31,6 +31,7 @@ from engine.triage.language import function_words, identity_words
 from engine.triage.rules.kindwords import KIND_WORDS, is_kind_word
 from engine.triage.rules.match import Match
 from engine.triage.rules.names import VOCAB, example_list, is_german, name_list
+from engine.triage.rules.typos import nearest
 from engine.triage.rules.vocab import FAMILY_ROLES, NUMBER_WORDS, ROLE_WORDS, SOURCE_WORDS, STOP
 
 Extracted = tuple[Match, str]
@@ -936,6 +937,8 @@ def _listed_beside(text: str, found: list[str]) -> list[str]:
                 known = STOP | VOCAB | ROLE_WORDS | function_words() | identity_words()
                 if low in known or low.rstrip("s") in known or is_kind_word(w, fold):
                     continue
+                if nearest(low) is not None:
+                    continue  # "newsletters or promotons": a typo, not a brand
                 out.append(w)
     return out
 
