@@ -121,6 +121,7 @@ def parse_rules(text: str) -> RuleSet:
     rules: list[Rule] = []
     skipped: list[str] = []
     notes: list[tuple[int, str]] = []
+    between: list[tuple[int, str]] = []  # prose under a heading: no rule, maybe a definition
     section: Section | None = None
     for number, line in enumerate(text.splitlines(), start=1):
         head = heading(line)
@@ -162,20 +163,22 @@ def parse_rules(text: str) -> RuleSet:
             rules.append(Rule(own, plain, number))
         elif section is not None and _DESCRIPTIVE.match(plain):
             rules.append(Rule(section, plain, number))
-        elif section is not None:
-            rules += [Rule(section, t, number) for t in sentences(plain)]
-        else:
+        elif section is None:
             notes.append((number, plain))
-    return _defined(RuleSet(rules, skipped, notes))
+        else:
+            between.append((number, plain))
+    return _defined(RuleSet(rules, skipped, notes), between)
 
 
-def _defined(parsed: RuleSet) -> RuleSet:
+def _defined(parsed: RuleSet, between: list[tuple[int, str]]) -> RuleSet:
     """The file's definitions taken out of its rules, and every other rule read with them."""
     definitions = [
         d for r in parsed.rules if (d := read_definition(r.text, r.line_number)) is not None
     ]
     definitions += [
-        d for n, t in parsed.notes if (d := read_definition(t, n)) is not None and d.only
+        d
+        for n, t in [*parsed.notes, *between]
+        if (d := read_definition(t, n)) is not None and d.only
     ]
     if not definitions:
         return parsed
