@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the commands import what they run when they run: --help sta
     from engine.ipc.lock import Holder
     from engine.llm.base import LanguageModel
     from engine.settings import Settings
+    from engine.triage.rules.suggest import RuleSuggestion
     from engine.types import RequestHandler
 
 log = logging.getLogger("tic")
@@ -123,6 +124,11 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         metavar="LINE",
         help="apply the rule on line LINE although it would silence most recent messages",
+    )
+    p.add_argument(
+        "--accept",
+        metavar="LINE:KIND",
+        help="read the line LINE, read only in part, as suggested: KIND is sender or topic",
     )
 
     p = sub.add_parser(
@@ -480,6 +486,9 @@ async def cmd_rules(workspace: Workspace, args: argparse.Namespace) -> int:
         lines = engine.rules_report(text)
         notes = engine.rules_notes(text)
         holds = {h.text: h for h in await engine.rule_holds(text)}
+        suggestions = engine.rule_suggestions(text)
+        if args.accept is not None:
+            return _accept(engine, suggestions, args.accept)
         if args.confirm is not None:
             chosen = [h for h in holds.values() if h.line_number == args.confirm]
             if not chosen:
@@ -514,9 +523,30 @@ async def cmd_rules(workspace: Workspace, args: argparse.Namespace) -> int:
         for x in lines
     ]
     shown += [(n.line_number, n.text, n.sentence) for n in notes]
+    for s in suggestions:
+        shown.append(
+            (
+                s.line_number,
+                s.line,
+                f"did you mean: {s.reading}? (--accept {s.line_number}:{s.kind})",
+            )
+        )
+    printed: set[tuple[int, str]] = set()
     for number, said, sentence in sorted(shown, key=lambda s: s[0]):
-        print(f"line {number}: {said}")
+        if (number, said) not in printed:
+            print(f"line {number}: {said}")
+            printed.add((number, said))
         print(f"    {sentence}")
+    return 0
+
+
+def _accept(engine: Engine, suggestions: list[RuleSuggestion], said: str) -> int:
+    line, _, kind = said.partition(":")
+    chosen = [s for s in suggestions if str(s.line_number) == line.strip() and s.kind == kind]
+    if not chosen:
+        raise InputError(f"no suggestion {said!r}; `tic-desktop rules` lists them")
+    engine.accept_suggestion(chosen[0].line, kind)
+    print(f"line {chosen[0].line_number} is read from the next check as: {chosen[0].reading}")
     return 0
 
 

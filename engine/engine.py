@@ -77,10 +77,18 @@ from engine.store.inbox import ingest, recover_events
 from engine.store.recent import recent_events
 from engine.tasks import Periodic, one_line
 from engine.triage.decider import RULES_FILE, TriageDecider
-from engine.triage.holds import CONFIRMED_FILE, Hold, confirm
+from engine.triage.holds import CONFIRMED_FILE, Hold, accept, confirm
 from engine.triage.holds import SAMPLE as HOLD_SAMPLE
 from engine.triage.preview import RulesPreview, preview_rules
-from engine.triage.rules.explain import FileNote, LineExplanation, explain, file_notes
+from engine.triage.rules.compile import compile_rules_text
+from engine.triage.rules.explain import (
+    FileNote,
+    LineExplanation,
+    explain,
+    explain_rule,
+    file_notes,
+)
+from engine.triage.rules.suggest import RuleSuggestion, suggest
 from engine.triage.runner import TicRunner
 from engine.types import CheckResult, IngestResult, MutePreview, Reply, SettingsApplied
 from engine.workspace import Workspace
@@ -258,7 +266,7 @@ class Engine:
         Raises RulesFileError when the workspace's file exists but cannot be read."""
         rules = self.decider.read_rules() if text is None else text
         capable = self._model.capability == "capable"
-        return explain(rules, capable_model=capable, readings=self.decider.model_readings)
+        return explain(rules, capable_model=capable, readings=self.decider.shown_readings)
 
     def rules_notes(self, text: str | None = None) -> list[FileNote]:
         """The lines of the rules file (or of ``text``) that are no rule: definitions ("my
@@ -294,8 +302,39 @@ class Engine:
         capable = self._model.capability == "capable"
         held = await self.rule_holds(text)
         return await asyncio.to_thread(
-            preview_rules, stored, text, self.clock(), capable_model=capable, held=held
+            preview_rules,
+            stored,
+            text,
+            self.clock(),
+            capable_model=capable,
+            held=held,
+            accepted=self.decider.accepted(),
         )
+
+    def rule_suggestions(self, text: str | None = None) -> list[RuleSuggestion]:
+        """For each line read only in part, the nearest readings the user may accept."""
+        rules = self.decider.read_rules() if text is None else text
+        accepted = self.decider.accepted()
+        out = []
+        for rule in compile_rules_text(rules):
+            if rule.rule.text in accepted:
+                continue
+            for s in suggest(rule):
+                read = explain_rule(s.rule)
+                out.append(
+                    RuleSuggestion(rule.rule.line_number, rule.rule.text, s.kind, read.reading)
+                )
+        return out
+
+    def accept_suggestion(self, line: str, kind: str) -> None:
+        """Read ``line`` as the suggestion of ``kind`` ("sender" or "topic") from the next
+        check on; kept beside the rules file. Raises TicError when it cannot be kept."""
+        if kind not in ("sender", "topic"):
+            raise TicError(f"no such suggestion: {kind}")
+        try:
+            accept(self.workspace.root / CONFIRMED_FILE, line, kind)
+        except OSError as exc:
+            raise TicError(f"cannot keep the reading: {exc.strerror or exc}") from None
 
     async def rule_holds(self, text: str | None = None) -> list[Hold]:
         """The lines of the rules file (or of ``text``) held for the user's yes: each would

@@ -20,6 +20,7 @@ from engine.llm.capability import describe as describe_capability
 from engine.sources.whatsapp.live import UNOFFICIAL_WARNING
 from engine.triage.preview import PreviewedEvent, RulesPreview
 from engine.triage.rules.explain import LEFT_TO_MODEL, NOT_UNDERSTOOD, LineExplanation
+from engine.triage.rules.suggest import RuleSuggestion
 
 __all__ = [
     "ACCOUNT_LABELS",
@@ -41,6 +42,7 @@ __all__ = [
     "PreviewedEvent",
     "Reply",
     "RequestHandler",
+    "RuleSuggestion",
     "RulesPreview",
     "SettingsApplied",
     "SilencedEvent",

@@ -22,7 +22,13 @@ from desktop.settings.rules_editor import open_rules_file
 from desktop.widgets.marked_editor import FLAG_COLOR, FLAG_MARK, MarkedEditor, muted_color
 from engine.engine import Engine
 from engine.errors import TicError
-from engine.types import SOURCE_LABELS, LineExplanation, PreviewedEvent, RulesPreview
+from engine.types import (
+    SOURCE_LABELS,
+    LineExplanation,
+    PreviewedEvent,
+    RulesPreview,
+    RuleSuggestion,
+)
 
 DEBOUNCE_MS = 300
 PREVIEW_LIMIT = 50
@@ -100,6 +106,7 @@ class RulesPage(QtWidgets.QWidget):
         self._loaded: str | None = None  # the file's text the editor started from
         self._lines: list[LineExplanation] = []
         self._notes: dict[int, str] = {}
+        self._suggestions: list[RuleSuggestion] = []
         self._preview: RulesPreview | None = None
         self._preview_text: str | None = None  # the text the preview shown was made for
         self._generation = 0
@@ -298,6 +305,7 @@ class RulesPage(QtWidgets.QWidget):
     def refresh_understanding(self) -> None:
         self._lines = self.engine.rules_report(self.text())
         self._notes = {n.line_number: n.sentence for n in self.engine.rules_notes(self.text())}
+        self._suggestions = self.engine.rule_suggestions(self.text())
         marks: dict[int, bool] = {}
         for line in self._lines:  # a line of several sentences is marked if any is unread
             marks[line.line_number] = marks.get(line.line_number, True) and line.understood
@@ -350,6 +358,20 @@ class RulesPage(QtWidgets.QWidget):
             f'<a href="confirm:{index}">Apply it</a>'
         )
 
+    def accept_suggestion(self, index: int) -> None:
+        """The user's choice of the ``index``-th suggested reading: kept, and shown."""
+        if not 0 <= index < len(self._suggestions):
+            return
+        chosen = self._suggestions[index]
+        try:
+            self.engine.accept_suggestion(chosen.line, chosen.kind)
+        except TicError as exc:
+            self.preview_title.setText(f"Not kept: {exc}")
+            return
+        self.refresh_understanding()
+        self._preview_text = None
+        self.request_preview()
+
     def confirm_held(self, index: int) -> None:
         """The user's yes to the ``index``-th held line: kept, and the preview made again."""
         if self._preview is None or not 0 <= index < len(self._preview.held):
@@ -362,14 +384,19 @@ class RulesPage(QtWidgets.QWidget):
         self._preview_text = None
         self.request_preview()
 
-    @staticmethod
-    def _line_body(explained: LineExplanation, several: bool) -> str:
-        """One rule's reading; with several rules on a line, each after its own words."""
+    def _line_body(self, explained: LineExplanation, several: bool) -> str:
+        """One rule's reading; with several rules on a line, each after its own words; a
+        line read only in part with the readings it may have instead."""
         said = f"\u201c{html.escape(explained.text)}\u201d \u2192 " if several else ""
         if explained.understood:
             return said + html.escape(explained.sentence)
         flagged = html.escape(explained.sentence)
-        return f'{said}<span style="color:{FLAG_COLOR}"><b>{flagged}</b></span>'
+        offers = "".join(
+            f'<br>Did you mean: {html.escape(s.reading)}? <a href="suggest:{i}">Use this</a>'
+            for i, s in enumerate(self._suggestions)
+            if s.line == explained.text
+        )
+        return f'{said}<span style="color:{FLAG_COLOR}"><b>{flagged}</b></span>{offers}'
 
     def _current_line(self) -> int:
         return self.editor.textCursor().blockNumber() + 1
@@ -421,6 +448,8 @@ class RulesPage(QtWidgets.QWidget):
             self.editor.go_to_line(int(url.path() or 0))
         elif url.scheme() == "confirm":
             self.confirm_held(int(url.path() or 0))
+        elif url.scheme() == "suggest":
+            self.accept_suggestion(int(url.path() or 0))
 
     # -- preview ------------------------------------------------------------------------------
 

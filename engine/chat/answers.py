@@ -216,6 +216,11 @@ def rule_answer(arguments: dict[str, Any], status: str, result: str) -> str:
     reading = read.group(1) if read else ""
     if reading.startswith("\u26a0"):  # flagged: said as it is, never claimed as read
         why = reading[reading.find("(") + 1 : -1] if "(" in reading else "I can't read it"
+        if read and read.group(4):
+            return (
+                f"I added your rule {quoted}, but it isn't applied: {why}. Did you mean: "
+                f"{read.group(4)}? Say yes to read it that way."
+            )
         return (
             f"I added your rule {quoted}, but it isn't applied: {why}. Say it another way "
             f"(for example with the sender's name or address), or edit it in {RULES_PAGE}."
@@ -234,7 +239,9 @@ def rule_answer(arguments: dict[str, Any], status: str, result: str) -> str:
 
 
 # How add_notification_rule reports TIC's reading of the line it added.
-READ_AS = re.compile(r"\(read as \u201c(.+?)\u201d\)(?:; held: (.+))?$")
+READ_AS = re.compile(
+    r"\(read as \u201c(.+?)\u201d\)(?:; held: (.+?))?(?:; suggested (sender|topic): (.+))?$"
+)
 RULES_PAGE = "Settings \u2192 Rules"
 
 
@@ -341,6 +348,10 @@ def tool_answer(
     """The answer to a change made at the user's word, from the tool's result."""
     if name == "add_notification_rule":
         return rule_answer(arguments, status, result)
+    if name == "accept_rule_reading":
+        if status != "done":
+            return _sentence(f"I couldn't keep that reading: {result}")
+        return f"Done — “{_one_line(arguments.get('rule'))}” is read that way from the next check."
     if name == "confirm_notification_rule":
         if status != "done":
             return _sentence(f"I couldn't apply it: {result}")

@@ -142,11 +142,15 @@ class ChatHub:
             args = {"section": change.section, "rule": change.rule}
             status, result = await self._run_tool_for_user(sid, "add_notification_rule", args)
             read = READ_AS.search(result) if status == "done" else None
-            held = read is not None and read.group(2) is not None and HELD in result
-            confirm = {"tool": "confirm_notification_rule", "arguments": {"rule": change.rule}}
-            return self._composed(
-                sid, "user", rule_answer(args, status, result), proposed=confirm if held else None
-            )
+            written = " ".join(change.rule.split()).lstrip("-*• ").strip()
+            proposed = None
+            if read is not None and read.group(2) is not None and HELD in result:
+                proposed = {"tool": "confirm_notification_rule", "arguments": {"rule": written}}
+            elif read is not None and read.group(3):
+                arguments = {"rule": written, "kind": read.group(3)}
+                proposed = {"tool": "accept_rule_reading", "arguments": arguments}
+            answer = rule_answer(args, status, result)
+            return self._composed(sid, "user", answer, proposed=proposed)
         reminder = reminder_request(text)
         if reminder is not None:
             status, result = await self._run_tool_for_user(sid, "schedule_job", dict(reminder))

@@ -26,11 +26,18 @@ from engine.events import Event
 from engine.llm.base import LanguageModel, Message
 from engine.tasks import Slices, one_line
 from engine.triage.classifier import Classification, classify
-from engine.triage.holds import CONFIRMED_FILE, Hold, broad_lines, read_confirmed
+from engine.triage.holds import (
+    CONFIRMED_FILE,
+    Hold,
+    broad_lines,
+    read_accepted,
+    read_confirmed,
+)
 from engine.triage.policy import PolicyDecision, decide_by_rules, heuristic
 from engine.triage.rules.compile import CompiledRule, compile_rules_text
 from engine.triage.rules.model_reading import ReadingCache, apply_reading, read_line
 from engine.triage.rules.parse import NEVER
+from engine.triage.rules.suggest import with_accepted
 from engine.triage.senders import KnownSenders, without_name
 from engine.triage.summary import describe_event, summarize
 from engine.triage.verdicts import VerdictCache
@@ -116,7 +123,12 @@ class TriageDecider:
         ``sample`` (the latest messages, each with the moment it was decided)."""
         rules = self.read_rules() if text is None else text
         confirmed = read_confirmed(self.workspace.root / CONFIRMED_FILE)
-        return broad_lines(compile_rules_text(rules), sample, confirmed)
+        compiled = with_accepted(compile_rules_text(rules), self.accepted())
+        return broad_lines(compiled, sample, confirmed)
+
+    def accepted(self) -> dict[str, str]:
+        """The readings the user accepted for lines read only in part (``suggest``)."""
+        return read_accepted(self.workspace.root / CONFIRMED_FILE)
 
     async def model_read(
         self, compiled: list[CompiledRule]
@@ -140,6 +152,12 @@ class TriageDecider:
                     failures.append(exc)
             out.append(read or rule)
         return out, failures
+
+    def shown_readings(self, compiled: list[CompiledRule]) -> list[CompiledRule]:
+        """``compiled`` as it is applied: the readings the user accepted, and on a capable
+        model the ones it already made (none is asked for)."""
+        accepted = with_accepted(compiled, self.accepted())
+        return self.model_readings(accepted) if self.model.capability == "capable" else accepted
 
     def model_readings(self, compiled: list[CompiledRule]) -> list[CompiledRule]:
         """``compiled`` with the readings the model already made (none is asked for)."""
@@ -210,6 +228,7 @@ class TriageDecider:
         text = self.read_rules() if rules_text is None else rules_text
         # Compiling a rules file the first time takes tens of ms: off the loop (it is cached).
         compiled = await asyncio.to_thread(compile_rules_text, text)
+        compiled = with_accepted(compiled, self.accepted())
         if held:
             compiled = [c for c in compiled if c.rule.text not in held]
         unclear = [c for c in compiled if not c.understood]
@@ -269,12 +288,14 @@ class TriageDecider:
         events: Iterable[tuple[Event, datetime]],
         rules_text: str,
         held: frozenset[str] = frozenset(),
+        accepted: dict[str, str] | None = None,
     ) -> list[PolicyDecision]:
         """Each event judged at its own moment by what code decides alone: the lines it
         understood, then the heuristics. No model, no store, no file: a preview's pipeline
         (lines code could not read are left out, as on a tiny model). Blocking but pure, so
         it may run off the event loop."""
-        compiled = [c for c in compile_rules_text(rules_text) if c.rule.text not in held]
+        compiled = with_accepted(compile_rules_text(rules_text), accepted or {})
+        compiled = [c for c in compiled if c.rule.text not in held]
         verdicts = []
         for event, now in events:
             kinds = classify(event)

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from engine.events import Event
 from engine.fsutil import atomic_write
@@ -81,20 +82,45 @@ def broad_lines(
     return out
 
 
-def read_confirmed(path: Path) -> frozenset[str]:
-    """The lines the user confirmed; an unreadable file confirms nothing (and is logged)."""
+def _read(path: Path) -> dict[str, Any]:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return frozenset()
+        return {}
     except (OSError, ValueError) as exc:
-        log.warning("%s cannot be read, no broad line is confirmed: %s", path.name, exc)
-        return frozenset()
-    lines = raw.get("confirmed") if isinstance(raw, dict) else None
+        log.warning("%s cannot be read, nothing in it is applied: %s", path.name, exc)
+        return {}
+    return raw if isinstance(raw, dict) else {}
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
+    atomic_write(path, json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+
+
+def read_confirmed(path: Path) -> frozenset[str]:
+    """The lines the user confirmed; an unreadable file confirms nothing (and is logged)."""
+    lines = _read(path).get("confirmed")
     return frozenset(x for x in lines or () if isinstance(x, str))
 
 
 def confirm(path: Path, line: str) -> None:
     """Keep the user's yes to a held line."""
-    lines = sorted(read_confirmed(path) | {line})
-    atomic_write(path, json.dumps({"confirmed": lines}, ensure_ascii=False, indent=2) + "\n")
+    data = _read(path)
+    data["confirmed"] = sorted(read_confirmed(path) | {line})
+    _write(path, data)
+
+
+def read_accepted(path: Path) -> dict[str, str]:
+    """The readings the user accepted for lines read only in part: line → "sender" or
+    "topic" (``engine.triage.rules.suggest``)."""
+    found = _read(path).get("readings")
+    if not isinstance(found, dict):
+        return {}
+    return {k: v for k, v in found.items() if isinstance(k, str) and v in ("sender", "topic")}
+
+
+def accept(path: Path, line: str, kind: str) -> None:
+    """Keep the reading the user chose for a line read only in part."""
+    data = _read(path)
+    data["readings"] = {**read_accepted(path), line: kind}
+    _write(path, data)

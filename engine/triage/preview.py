@@ -99,11 +99,12 @@ def preview_rules(
     *,
     capable_model: bool,
     held: Sequence[Hold] = (),
+    accepted: dict[str, str] | None = None,
 ) -> RulesPreview:
     """``stored`` decided under ``text``. Pure and blocking: it may run off the event loop."""
     skip = frozenset(h.text for h in held)
     verdicts = TriageDecider.decide_in_code(
-        ((s.event, s.decided_at or now) for s in stored), text, skip
+        ((s.event, s.decided_at or now) for s in stored), text, skip, accepted
     )
     compiled = compile_rules_text(text)
     lines: dict[tuple[str, str | None], int] = {}

@@ -159,6 +159,42 @@ async def test_prose_between_rules_is_said_not_to_be_a_rule(make_page):
     assert "Line 8 · not read as a rule" in page.understanding_text()
 
 
+async def test_a_line_read_in_part_offers_readings_and_one_click_keeps_one(
+    make_page, engine, workspace, tasks
+):
+    page = make_page(RULES + "- Correos de la tintorería\n")
+    text = page.understanding_text()
+    assert "I can't read \u201ctintorería\u201d" in text
+    assert "Did you mean: Never notify: emails from tintorería? Use this" in text
+    page.understanding.anchorClicked.emit(QtCore.QUrl("suggest:0"))
+    assert "Line 8 · read as you chose: Never notify: emails from tintorería" in (
+        page.understanding_text()
+    )
+    assert page.editor.marks()[8] is True
+    assert workspace.rules_file.read_text().endswith("- Correos de la tintorería\n")  # words kept
+    await settle(tasks, page)
+
+
+async def test_a_line_that_would_silence_most_messages_is_applied_with_one_click(
+    make_page, engine, tasks
+):
+    engine.ingest(
+        [
+            make_event(sender={"name": f"Ana Lopez{i}", "address": f"ana{i}@a{i}.example"})
+            for i in range(25)
+        ]
+    )
+    page = make_page(RULES + "- Emails\n")
+    preview = await page.refresh_preview()
+    assert preview is not None and [h.text for h in preview.held] == ["Emails"]
+    assert "held: this would silence 25 of your last 25 messages" in page.understanding_text()
+    assert "Apply it" in page.understanding_text()
+    page.understanding.anchorClicked.emit(QtCore.QUrl("confirm:0"))
+    await settle(tasks, page)
+    assert page.preview() is not None and page.preview().held == ()
+    assert "held:" not in page.understanding_text()
+
+
 # --- the preview ---------------------------------------------------------------------------
 
 

@@ -154,4 +154,9 @@ async def test_a_flagged_rule_from_the_chat_is_never_claimed_as_read(engine, mod
     assert "it isn't applied" in answer.content
     assert "tintorería" in answer.content
     assert "I read it as" not in answer.content
+    assert answer.content.endswith("Say yes to read it that way.")
+    assert "Did you mean: Never notify: emails from" in answer.content
+    done = await engine.hub.send("yes")
+    assert done.content.endswith("is read that way from the next check.")
+    assert all(line.understood for line in engine.rules_report())
     assert model.calls == []

@@ -8,7 +8,11 @@ from engine.agent.tools.files import EditFileTool, ReadFileTool, WriteFileTool
 from engine.agent.tools.jobs import CancelJobTool, ListJobsTool, ScheduleJobTool
 from engine.agent.tools.lookup import SearchEventsTool, UpcomingCalendarTool
 from engine.agent.tools.notify import NotifyTool, ReadNotificationTool
-from engine.agent.tools.rules import AddNotificationRuleTool, ConfirmNotificationRuleTool
+from engine.agent.tools.rules import (
+    AcceptRuleReadingTool,
+    AddNotificationRuleTool,
+    ConfirmNotificationRuleTool,
+)
 from engine.jobs.scheduler import JobScheduler
 
 
@@ -22,6 +26,7 @@ def build_registry(jobs: JobScheduler | None = None) -> ToolRegistry:
             EditFileTool(),
             AddNotificationRuleTool(),
             ConfirmNotificationRuleTool(),
+            AcceptRuleReadingTool(),
             SearchEventsTool(),
             UpcomingCalendarTool(),
             DelegateTool(),

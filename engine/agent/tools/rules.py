@@ -7,13 +7,23 @@ from typing import Any
 from engine.agent.tools.base import Tool, ToolContext
 from engine.errors import ToolError
 from engine.store.recent import recent_events
-from engine.triage.holds import CONFIRMED_FILE, SAMPLE, broad_lines, confirm, read_confirmed
+from engine.triage.holds import (
+    CONFIRMED_FILE,
+    SAMPLE,
+    accept,
+    broad_lines,
+    confirm,
+    read_confirmed,
+)
 from engine.triage.rules.compile import compile_rules_text
 from engine.triage.rules.edit import SECTION_TITLES, add_rule
-from engine.triage.rules.explain import explain
+from engine.triage.rules.explain import explain, explain_rule
+from engine.triage.rules.suggest import suggest
 
 HELD = "held: "
 """How the tool's result says the rule added waits for the user's yes."""
+SUGGESTED = "suggested "
+"""How the tool's result offers a reading for a rule read only in part."""
 
 
 class AddNotificationRuleTool(Tool):
@@ -45,10 +55,54 @@ class AddNotificationRuleTool(Tool):
             return f"that rule is already under {title}"
         lines = explain(f"## {title}\n- {arguments['rule']}\n")
         read = f" (read as \u201c{lines[0].sentence}\u201d)" if lines else ""
-        held = _held(ctx, " ".join(str(arguments["rule"]).split()).lstrip("-*• ").strip())
-        return f"added under {title}: - {arguments['rule']}{read}" + (
-            f"; {HELD}{held}" if held else ""
+        rule = " ".join(str(arguments["rule"]).split()).lstrip("-*• ").strip()
+        held = _held(ctx, rule)
+        offered = _offered(ctx, rule)
+        return (
+            f"added under {title}: - {arguments['rule']}{read}"
+            + (f"; {HELD}{held}" if held else "")
+            + (f"; {SUGGESTED}{offered[0]}: {offered[1]}" if offered else "")
         )
+
+
+def _offered(ctx: ToolContext, rule: str) -> tuple[str, str] | None:
+    """The first reading offered for the rule just added when it is read only in part:
+    (kind, the reading in plain words)."""
+    try:
+        text = ctx.workspace.rules_file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    for compiled in compile_rules_text(text):
+        if compiled.rule.text == rule:
+            for s in suggest(compiled):
+                return s.kind, explain_rule(s.rule).reading
+    return None
+
+
+class AcceptRuleReadingTool(Tool):
+    name = "accept_rule_reading"
+    description = (
+        "Read a rule of data/notifications.md that is read only in part as the suggestion "
+        "the user said yes to (kind: sender or topic)."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "rule": {"type": "string", "minLength": 3, "maxLength": 500},
+            "kind": {"type": "string", "enum": ["sender", "topic"]},
+        },
+        "required": ["rule", "kind"],
+        "additionalProperties": False,
+    }
+    category = "Preferences"
+    read_only = False
+
+    async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Any:
+        try:
+            accept(ctx.workspace.root / CONFIRMED_FILE, str(arguments["rule"]), arguments["kind"])
+        except OSError as exc:
+            raise ToolError(f"could not keep the reading: {exc}") from None
+        return f"read as suggested from the next check: {arguments['rule']}"
 
 
 def _held(ctx: ToolContext, rule: str) -> str:

@@ -207,8 +207,9 @@ class CompiledRule:
     understood (faithful or flagged)."""
     corrections: tuple[tuple[str, str], ...] = ()
     """Typos read as the known word they are one edit from: (as written, read as)."""
-    read_by: Literal["code", "model"] = "code"
-    """Who read the line into its conditions: code, or a capable model (once per line)."""
+    read_by: Literal["code", "model", "user"] = "code"
+    """Who read the line into its conditions: code, a capable model (once per line), or
+    the user, accepting a suggested reading (``suggest``)."""
 
     def in_window(self, e: Event, now: datetime) -> bool:
         return self.window is None or self.window.contains(now)

@@ -21,6 +21,7 @@ from engine.triage.rules.vocab import FAMILY_NAMES
 NOT_UNDERSTOOD = "\u26a0 not understood \u2014 ignored on the built-in model"
 LEFT_TO_MODEL = "\u26a0 not understood \u2014 left to the model to judge"
 READ_BY_MODEL = "read by the model as: "
+READ_AS_CHOSEN = "read as you chose: "
 AppliedBy = Literal["code", "model", "nobody"]
 """Who applies a line: code (it was understood), the model (a capable one judges lines code
 could not read), or nobody (a tiny model is not trusted with them: the line is ignored)."""
@@ -73,6 +74,8 @@ class LineExplanation:
             return f"{flag}{why}"
         if self.read_by == "model":
             return f"{READ_BY_MODEL}{self.reading}"
+        if self.read_by == "user":
+            return f"{READ_AS_CHOSEN}{self.reading}"
         return self.reading
 
     @property
@@ -150,9 +153,9 @@ def explain(
 ) -> list[LineExplanation]:
     """Every rule line of a rules file's text, in file order, with its understanding.
     ``capable_model``: lines code could not read are left to the model (else ignored);
-    ``readings``: the model's readings of such lines, where it made them."""
+    ``readings``: the readings that replace code's (a capable model's, the user's choice)."""
     compiled = compile_rules_text(text)
-    if readings is not None and capable_model:
+    if readings is not None:
         compiled = readings(compiled)
     return [explain_rule(c, capable_model=capable_model) for c in compiled]
 
@@ -201,7 +204,7 @@ def explain_rule(rule: CompiledRule, *, capable_model: bool = False) -> LineExpl
 
 
 def _applied_by(rule: CompiledRule, capable_model: bool) -> AppliedBy:
-    if rule.understood and rule.read_by == "code":
+    if rule.understood and rule.read_by in ("code", "user"):
         return "code"
     return "model" if capable_model else "nobody"
 
