@@ -1,5 +1,5 @@
 """A word one edit from a word the reader knows is read as that word: "newsleters" as
-"newsletters", "recipts" as "receipts". Only lower-case words of five letters or more that
+"newsletters", "recipts" as "receipts". Only lower-case words of six letters or more that
 the reader does not know, and only when exactly one known word is that close (a name, or a
 word with two near neighbours, is left as it is and flagged if nothing reads it). What was
 corrected is shown with the line's reading."""
@@ -15,7 +15,7 @@ from engine.triage.language import function_words, identity_words
 from engine.triage.rules.names import VOCAB
 from engine.triage.rules.vocab import ROLE_WORDS, STOP
 
-MIN_LENGTH = 5
+MIN_LENGTH = 6
 
 
 @cache
@@ -24,10 +24,17 @@ def _known() -> frozenset[str]:
 
 
 @cache
+def _targets() -> frozenset[str]:
+    """What a typo may be read as: words that carry a condition (kinds, sources, roles),
+    never a function word ("codes" is not a typo of "comes")."""
+    return frozenset(VOCAB | ROLE_WORDS | identity_words()) - function_words() - STOP
+
+
+@cache
 def _by_deletion() -> dict[str, frozenset[str]]:
-    """Each known word under itself and every form of it with one letter deleted."""
+    """Each target word under itself and every form of it with one letter deleted."""
     index: dict[str, set[str]] = defaultdict(set)
-    for word in _known():
+    for word in _targets():
         if len(word) < MIN_LENGTH - 1 or not word.isalpha():
             continue
         index[word].add(word)
@@ -83,11 +90,11 @@ def corrected(
         fixes.append((written, found))
         return found.capitalize() if written[:1].isupper() else found
 
-    out = re.sub(r"(?<![\w@.'’-])[^\W\d_]{5,}(?![\w@'’-]|\.\w)", fix, text)
+    out = re.sub(r"(?<![\w@.'’-])[^\W\d_]{6,}(?![\w@'’-]|\.\w)", fix, text)
     return out, tuple(dict.fromkeys(fixes))
 
 
 def first_words(text: str) -> set[str]:
     """The folded first word of the line and of each "Label:" part: capitalised anyway, so
     it is as likely a typo as a name."""
-    return {fold(m.group(1)) for m in re.finditer(r"(?:^|[:.;]\s+)([^\W\d_]{5,})", text)}
+    return {fold(m.group(1)) for m in re.finditer(r"(?:^|[:.;]\s+)([^\W\d_]{6,})", text)}
