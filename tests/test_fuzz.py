@@ -25,6 +25,7 @@ from engine.llm.scripted import ScriptedModel
 from engine.settings import Settings
 from engine.workspace import Workspace
 from tests.cli_helpers import ROOT, TRIAGE_DEV
+from tests.factories import LEFT_TO_EACH_MESSAGE, judged_per_message
 
 SEED = 1210
 EVENTS = 500
@@ -218,7 +219,7 @@ def terminal(
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> Terminal:
-    model = ScriptedModel(default={"rule": None, "reason": "not about this event"})
+    model = ScriptedModel(default=judged_per_message({"rule": None, "reason": "not about it"}))
     monkeypatch.setattr(cli, "load_model", lambda *args: model)
     monkeypatch.setenv("TIC_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("TZ", "Pacific/Kiritimati")  # +14:00: the farthest from UTC
@@ -276,6 +277,8 @@ async def _tick_everything(workspace: Workspace) -> dict[str, Any]:
     from engine.store.models import EventRecord
 
     def answer(messages: Any, schema: Any) -> dict[str, Any]:
+        if "needs_each_message" in (schema or {}).get("properties", {}):
+            return LEFT_TO_EACH_MESSAGE
         if "rule" in (schema or {}).get("properties", {}):
             return {"rule": None, "reason": "not about it"}
         return {"action": "reply", "text": "Tomas wrote at 99:99 about 12345 things."}

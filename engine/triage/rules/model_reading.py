@@ -23,6 +23,7 @@ from typing import Any
 
 from engine.fsutil import atomic_write
 from engine.llm.base import LanguageModel, Message
+from engine.schemas import validator
 from engine.triage.classifier import KIND_NAMES
 from engine.triage.rules.compile import Action, CompiledRule
 from engine.triage.rules.match import Match
@@ -190,6 +191,8 @@ async def read_line(
     """The line as the model reads it (asked once per model and line), or None when its
     reading cannot be used."""
     answer = cache.get(model.name, rule)
+    if answer is not None and not validator(READING_SCHEMA).is_valid(answer):
+        answer = None  # a kept reading that was changed by hand: read again
     if answer is None:
         completion = await model.complete(prompt(rule), schema=READING_SCHEMA, max_tokens=400)
         try:
@@ -197,8 +200,11 @@ async def read_line(
         except ValueError as exc:
             log.info("the model's reading of line %d is unreadable: %s", rule.rule.line_number, exc)
             return None
-        if not isinstance(answer, dict):
-            return None
+        if not validator(READING_SCHEMA).is_valid(answer):
+            log.info(
+                "the model's reading of line %d does not fit the schema", rule.rule.line_number
+            )
+            return None  # a server that does not hold to the schema: asked per message
         cache.put(model.name, rule, answer)
     try:
         return apply_reading(rule, answer)
