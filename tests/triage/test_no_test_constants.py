@@ -26,7 +26,8 @@ SUFFIXES = {
     "eu", "me", "app", "ai", "studio", "ch", "at", "nl", "be", "jp", "in", "ng", "ae", "us",
     "top", "xyz", "edu", "gov", "example", "ac", "mx", "ar", "ie", "se", "no", "dk", "fi",
     "pl", "cz", "ru", "cn", "au", "nz", "ca", "za", "gr", "tr", "biz", "online", "shop",
-    "store", "site", "email", "invalid", "test", "local", "localhost",
+    "store", "site", "email", "invalid", "test", "local", "localhost", "help", "support",
+    "tech", "cloud", "live", "news", "info", "agency", "legal", "bank", "mx",
 }  # fmt: skip
 
 PROVIDERS_AND_OFFICES = {

@@ -79,15 +79,41 @@ def _tail_decision(tail: str) -> tuple[Decision, str] | None:
 
 _NEGATION = r"(?:never|not|no|don'?t|do not|nie|nicht|nunca|jamais|pas|mai|non|nao)"
 _END = r"\s*[.!]*\s*$"
-_TAIL = (
-    r"(?:[\s,;]+(?P<tail>(?:unless|except|but not|only if|only when|a menos que|salvo|excepto|"
-    r"solo si|es sei denn|ausser|nur wenn|sauf|sauf si|seulement si|a nao ser que|exceto|"
-    r"so se|tranne|a meno che|solo se)\b.*?))?"
+_EXCEPT = (
+    r"(?:unless|except(?: when| if)?|but not|but only (?:if|when)|only if|only when|a menos que|"
+    r"salvo(?: que| cuando| si)?|excepto|pero solo (?:si|cuando)|solo si|es sei denn|"
+    r"ausser(?: wenn)?|aber nur wenn|nur wenn|sauf(?: si| quand)?|mais seulement (?:si|quand)|"
+    r"seulement si|a nao ser que|menos quando|exceto|mas so (?:se|quando)|so se|"
+    r"tranne(?: quando| se)?|a meno che|ma solo (?:se|quando)|solo se)"
+)
+_TAIL = rf"(?:[\s,;]+(?P<tail>{_EXCEPT}\b.*?))?"
+_WIDEN = (
+    r"(?:\s*,?\s*(?:even|including|meme|aunque|incluso|auch|selbst|anche|perfino|mesmo|ate)"
+    r"\b[^.;]*?)?"
+)
+_ONLY_WHEN = (
+    r"(?:only|solo|solamente|unicamente|seulement|uniquement|nur|somente|apenas|soltanto)\s+"
+    r"(?:if|when|si|quand|lorsque|cuando|wenn|falls|se|quando)"
+)
+_TELL = (
+    r"(?:notify me|tell me|let me know|ping me|avisame|avisarme|notificame|previens-moi|"
+    r"avertis-moi|previens moi|avise-me|me avise|avvisami|benachrichtige mich|sag mir bescheid|"
+    r"i (?:only )?want to (?:know|hear)|(?:solo |solamente )?quiero (?:saber|enterarme)|"
+    r"(?:so |apenas )?quero saber|je (?:ne )?veux (?:seulement )?savoir|ich will (?:nur )?wissen|"
+    r"voglio (?:solo )?sapere)"
+)
+CONDITION_ANSWER = re.compile(rf"\s*(?::|\s[—–-]{{1,2}})\s*{_ONLY_WHEN}\s+(?P<cond>.+?){_END}")
+TOLD_ONLY_WHEN = re.compile(rf"[\s,:]+{_TELL}\s+(?:(?:de|about|sobre)\s+\S+\s+)?{_ONLY_WHEN}\s+(?P<cond>.+?){_END}")
+TOLD_WHEN = re.compile(
+    rf"[\s,:]+(?:(?:so|solo|only|seulement|nur|apenas)\s+)?{_TELL}\s+"
+    rf"(?P<w>quando|cuando|when|quand|wenn|se|si|if)\s+(?P<cond>.+?){_END}"
 )
 ANSWER_NOTIFY = re.compile(
-    rf"\s*(?::|\s[—–-]{{1,2}})\s*(?:{phrase_pattern('answers.notify')}){_END}"
+    rf"\s*(?::|\s[—–-]{{1,2}})\s*(?:{phrase_pattern('answers.notify')}){_WIDEN}{_TAIL}{_END}"
 )
-ANSWER_NEVER = re.compile(rf"\s*(?::|\s[—–-]{{1,2}})\s*(?:{phrase_pattern('answers.never')}){_END}")
+ANSWER_NEVER = re.compile(
+    rf"\s*(?::|\s[—–-]{{1,2}})\s*(?:{phrase_pattern('answers.never')}){_WIDEN}{_TAIL}{_END}"
+)
 END_NOTIFY = re.compile(rf"[\s,:]+(?:{phrase_pattern('predicates.notify_end')}){_TAIL}{_END}")
 END_NEVER = re.compile(rf"[\s,:]+(?:{phrase_pattern('predicates.never_end')}){_TAIL}{_END}")
 START_NOTIFY = re.compile(rf"^\s*(?:please\s+)?(?:{phrase_pattern('predicates.notify_start')})\s+")
@@ -107,23 +133,30 @@ def canonical(text: str) -> str:
             return text[origin[m.end() - 1] + 1 :].strip() if m.end() else text
         return text[: origin[m.start()]].strip(" ,;:") if m.start() < len(origin) else text
 
+    def tail(m: re.Match[str]) -> str:
+        if not m.group("tail"):
+            return ""
+        return " " + text[origin[m.start("tail")] : origin[m.end("tail") - 1] + 1]
+
+    for pattern in (CONDITION_ANSWER, TOLD_ONLY_WHEN, TOLD_WHEN):
+        m = pattern.search(low)
+        if m and m.start() > 0:  # "Clients: only if …", "Del banco avísame solo si …"
+            cond = text[origin[m.start("cond")] : origin[m.end("cond") - 1] + 1]
+            return f"notify me about {cut(m, head=False)} only if {cond}"
     for pattern, lead in (
         (ANSWER_NEVER, "never notify me about"),
         (ANSWER_NOTIFY, "always notify me about"),
     ):
         m = pattern.search(low)
         if m and m.start() > 0:
-            return f"{lead} {cut(m, head=False)}"
+            return f"{lead} {cut(m, head=False)}{tail(m)}"
     for pattern, lead in (
         (END_NEVER, "never notify me about"),
         (END_NOTIFY, "always notify me about"),
     ):
         m = pattern.search(low)
         if m and m.start() > 0 and not re.search(rf"\b{_NEGATION}$", low[: m.start()]):
-            tail = ""
-            if m.group("tail"):
-                tail = " " + text[origin[m.start("tail")] : origin[m.end("tail") - 1] + 1]
-            return f"{lead} {cut(m, head=False)}{tail}"
+            return f"{lead} {cut(m, head=False)}{tail(m)}"
     for pattern, lead in (
         (START_NEVER, "never notify me about"),
         (START_NOTIFY, "notify me about"),

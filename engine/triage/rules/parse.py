@@ -139,7 +139,7 @@ def parse_rules(text: str) -> RuleSet:
             section = classify_heading(label.group(1))
             continue
         rule = bullet.group(1) if bullet else plain
-        pieces = decided_sentences(rule)
+        pieces = decided_sentences(rule, prose=section is None and not bullet)
         if pieces is not None:
             talk, decided = pieces
             if section is None:
@@ -221,17 +221,20 @@ def _contrasted(sentence: str) -> list[str]:
     return [sentence]
 
 
-def decided_sentences(text: str) -> tuple[list[str], list[tuple[Section, str]]] | None:
+def decided_sentences(
+    text: str, *, prose: bool = False
+) -> tuple[list[str], list[tuple[Section, str]]] | None:
     """A line of several sentences, some of them saying their own decision after the
     first ("ShowingTime confirmations: no. Cancelled showings: yes.", a paragraph of
     instructions): (the sentences before the first decided one, read as talk; each decided
     sentence with the undecided ones after it, which qualify it). None when the line is
-    one rule (one sentence, or only its first says a decision)."""
+    one rule (one sentence, or only its first says a decision). A paragraph outside the
+    sections (``prose``) is always read sentence by sentence."""
     parts = [c for s in sentences(text, semicolons=False) for c in _contrasted(s)]
     if len(parts) < 2 or any(len(p) > MAX_RULE_CHARS for p in parts):
         return None
     owns = [line_section(p) for p in parts]
-    if not any(owns[1:]):
+    if not any(owns[1:]) and not prose:
         return None
     talk: list[str] = []
     decided: list[tuple[Section, str]] = []
