@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from engine.triage.classifier import fold
+from engine.triage.language import phrase_pattern
 from engine.triage.rules.clauses import sentences
 from engine.triage.rules.decision import line_section
 from engine.triage.rules.definitions import Definition, read_definition, with_definitions
@@ -104,7 +105,17 @@ def classify_heading(title: str) -> Section | None:
     titled = bool(re.search(_TITLE_WORDS, low))
     if titled or (re.search(r"\bnotifications?\b", low) and "rule" not in low):
         return None
-    return CUSTOM
+    answered = _answered(low)  # "Nein danke", "Lo que sí", "No grazie", "Ja bitte"
+    return answered or CUSTOM
+
+
+def _answered(low: str) -> Section | None:
+    """The decision a heading says as an answer, at its start or its end (language data)."""
+    for key, section in (("answers.never", NEVER), ("answers.notify", ALWAYS)):
+        pattern = phrase_pattern(key)
+        if re.match(rf"^(?:{pattern})\b", low) or re.search(rf"(?:^|\s)(?:{pattern})$", low):
+            return section
+    return None
 
 
 def heading(line: str) -> tuple[int, str] | None:
