@@ -35,6 +35,8 @@ WIDENING = re.compile(
     r"[,;]?\s*\b(?:even if|even when|even though|even ones?|even personal-looking ones?|"
     r"even those|aunque|incluso si|incluso cuando|auch wenn|selbst wenn|meme si|mesmo que|"
     r"mesmo se|anche se|i want (?:every|all|each)(?: single)?|quiero (?:todos|todas|cada)|"
+    r"escriba quien escriba|whoever (?:writes|sends)|no matter who (?:writes|sends)|"
+    r"egal wer (?:schreibt|sendet)|peu importe qui|seja quem for|chiunque scriva|"
     r"ich will (?:alle|jede)|je veux (?:tous|toutes|chaque)|quero (?:todos|todas|cada)|"
     r"voglio (?:tutti|tutte|ogni))\b[^.;()]*",
     re.I,

@@ -129,7 +129,7 @@ def find_window(text: str) -> tuple[str, Window | None]:
     if days is None:
         unquoted = QUOTED.sub(" ", text)
         day = rf"(?:{'|'.join(DAY_ALIASES)})"
-        prep = r"(?:on|el|los|am|le|les|no|nos|il)"
+        prep = r"(?:on|every|el|los|cada|am|jeden|le|les|du|chaque|no|nos|do|il|del|ogni)"
         named = re.findall(rf"\b{prep}\s+({day})s?\b|\b({day})s\b", fold(unquoted))
         if named and not re.search(r"\b(start|starts|starting)\b", text, re.I):
             days = frozenset(DAY_ALIASES[(a or b).lower()] for a, b in named)
@@ -767,7 +767,7 @@ def _compile_rule(rule: Rule) -> CompiledRule:
         return _conditional_rule(rule, body, decision)
     if rule.section in (NEVER, ALWAYS):
         return _section_rule(rule, body, rule.section)
-    return _custom_rule(rule, text)
+    return _custom_rule(rule, body if decision is not None else text)
 
 
 def _custom_rule(rule: Rule, text: str) -> CompiledRule:

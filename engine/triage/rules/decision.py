@@ -103,7 +103,9 @@ _TELL = (
     r"voglio (?:solo )?sapere)"
 )
 CONDITION_ANSWER = re.compile(rf"\s*(?::|\s[—–-]{{1,2}})\s*{_ONLY_WHEN}\s+(?P<cond>.+?){_END}")
-TOLD_ONLY_WHEN = re.compile(rf"[\s,:]+{_TELL}\s+(?:(?:de|about|sobre)\s+\S+\s+)?{_ONLY_WHEN}\s+(?P<cond>.+?){_END}")
+TOLD_ONLY_WHEN = re.compile(
+    rf"[\s,:]+{_TELL}\s+(?:(?:de|about|sobre)\s+\S+\s+)?{_ONLY_WHEN}\s+(?P<cond>.+?){_END}"
+)
 TOLD_WHEN = re.compile(
     rf"[\s,:]+(?:(?:so|solo|only|seulement|nur|apenas)\s+)?{_TELL}\s+"
     rf"(?P<w>quando|cuando|when|quand|wenn|se|si|if)\s+(?P<cond>.+?){_END}"
@@ -115,7 +117,11 @@ ANSWER_NEVER = re.compile(
     rf"\s*(?::|\s[—–-]{{1,2}})\s*(?:{phrase_pattern('answers.never')}){_WIDEN}{_TAIL}{_END}"
 )
 END_NOTIFY = re.compile(rf"[\s,:]+(?:{phrase_pattern('predicates.notify_end')}){_TAIL}{_END}")
-END_NEVER = re.compile(rf"[\s,:]+(?:{phrase_pattern('predicates.never_end')}){_TAIL}{_END}")
+_UNTIL = (
+    r"(?:\s+(?:until|till|a que|hasta que|bis|jusqu'?a ce que|jusqu'?a|ate que|ate|finche|"
+    r"fino a)\b[^.;]*?)?"
+)
+END_NEVER = re.compile(rf"[\s,:]+(?:{phrase_pattern('predicates.never_end')}){_UNTIL}{_TAIL}{_END}")
 START_NOTIFY = re.compile(rf"^\s*(?:please\s+)?(?:{phrase_pattern('predicates.notify_start')})\s+")
 START_NEVER = re.compile(rf"^\s*(?:please\s+)?(?:{phrase_pattern('predicates.never_start')})\s+")
 
@@ -149,14 +155,14 @@ def canonical(text: str) -> str:
     ):
         m = pattern.search(low)
         if m and m.start() > 0:
-            return f"{lead} {cut(m, head=False)}{tail(m)}"
+            return f"{lead} {cut(m, head=False)}{_excepted(tail(m), lead)}"
     for pattern, lead in (
         (END_NEVER, "never notify me about"),
         (END_NOTIFY, "always notify me about"),
     ):
         m = pattern.search(low)
         if m and m.start() > 0 and not re.search(rf"\b{_NEGATION}$", low[: m.start()]):
-            return f"{lead} {cut(m, head=False)}{tail(m)}"
+            return f"{lead} {cut(m, head=False)}{_excepted(tail(m), lead)}"
     for pattern, lead in (
         (START_NEVER, "never notify me about"),
         (START_NOTIFY, "notify me about"),
@@ -165,6 +171,24 @@ def canonical(text: str) -> str:
         if m and m.end() < len(low):
             return f"{lead} {cut(m, head=True)}"
     return text
+
+
+_NOTIFY_EXCEPT = (
+    r"(?:unless|except(?: when| if)?|salvo(?: que| cuando| si)?|excepto|es sei denn|"
+    r"ausser(?: wenn)?|sauf(?: si| quand)?|a nao ser que|menos quando|menos cuando|exceto|"
+    r"tranne(?: quando| se)?|a meno che)"
+)
+
+
+def _excepted(tail: str, lead: str) -> str:
+    """What a Never line excepts is what it wants to hear about: "X: no, except if Y" →
+    "…; if Y, tell me" (an Always line's exception stays an exception)."""
+    m = re.match(rf"\s*{_NOTIFY_EXCEPT}\s+(.+)$", fold_with_map(tail)[0], re.I)
+    if not lead.startswith("never") or m is None:
+        return tail
+    _, origin = fold_with_map(tail)
+    said = tail[origin[m.start(1)] :].strip(" .")
+    return f"; if {said}, tell me"
 
 
 def read_decision(text: str) -> tuple[str, Decision | None]:

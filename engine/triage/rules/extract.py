@@ -64,8 +64,10 @@ DURATION = re.compile(
 )
 ABOUT = re.compile(
     r"\b(?:(?:about(?!\s+to\b)|regarding|concerning|related to|on the topic of|acerca de|"
-    r"sobre|uber|betreffend|concernant|a respeito de|riguardo a?)\s+|"
-    r"(?:a propos|au sujet) d(?:'|e\s+|u\s+|es\s+))(.+?)"
+    r"sobre|uber|betreffend|concernant|a respeito de|riguardo a?|(?:talks?|speaks?|writes?) about|"
+    r"(?:is|are) about|hablan? de|avisen? de|spricht (?:uber|von)|(?:es )?geht (?:es )?um|"
+    r"falam? (?:de|do|da|dos|das)|parlano di|parla (?:di|del|della|dei))\s+|"
+    r"(?:a propos|au sujet|parlent|parle) d(?:'|e\s+|u\s+|es\s+))(.+?)"
     r"(?=$|[.;:!?]|\bonly\b|\bif\b|\bwhen\b|\bunless\b|\bfrom\b|\bnot\b|,\s*"
     r"(?:always|never|tell|notify|whoever|even|or|and|o|y|ou|et|oder|und|e)\b)",
     re.I,
@@ -675,7 +677,9 @@ def party_size(low: str) -> Extracted:
 
 
 MY = r"\b(?:my|mi|mis|meine[nr]?|ma|mon|minha|meu|mia|mio)\s+"
-FAMILY = {role: rf"{MY}(?:{'|'.join(said)})\b" for role, said in FAMILY_ROLES.items()}
+FAMILY = {role: rf"(?:^\s*|{MY})(?:{'|'.join(said)})\b" for role, said in FAMILY_ROLES.items()}
+"""A parent: "my mother", "mi madre", or the word alone at the start of a line ("mum, even
+if …")."""
 
 
 def family(low: str) -> Extracted:
@@ -1187,7 +1191,9 @@ _SAID_WITH: tuple[tuple[str, Callable[[Match], bool]], ...] = (
     ),
     (
         r"\b(?:regarding|concerning|related to|relating to|on the topic of|acerca de|sobre|"
-        r"uber|betreffend|concernant|au sujet|a propos|a respeito|riguardo)\b",
+        r"uber|betreffend|concernant|au sujet|a propos|a respeito|riguardo|talks?|speaks?|"
+        r"writes?|parle|parlent|habla|hablan|avise|avisen|spricht|geht|fala|falam|parla|"
+        r"parlano)\b",
         lambda m: bool(m.topics),
     ),
     (

@@ -252,7 +252,7 @@ def decided_sentences(
     for part, own in zip(parts, owns, strict=True):
         if own is not None:
             decided.append((own, part))
-        elif decided:
+        elif decided and not prose:  # in a paragraph each sentence stands alone
             section, said = decided[-1]
             decided[-1] = (section, f"{said} {part}")
         else:

@@ -54,6 +54,7 @@ SOURCE_WORDS = {
         "invites",
         "appointment",
         "appointments",
+        "agenda",
         "showing",
         "showings",
         "viewing",
