@@ -27,7 +27,7 @@ SUFFIXES = {
     "top", "xyz", "edu", "gov", "example", "ac", "mx", "ar", "ie", "se", "no", "dk", "fi",
     "pl", "cz", "ru", "cn", "au", "nz", "ca", "za", "gr", "tr", "biz", "online", "shop",
     "store", "site", "email", "invalid", "test", "local", "localhost", "help", "support",
-    "tech", "cloud", "live", "news", "info", "agency", "legal", "bank", "mx",
+    "tech", "cloud", "live", "news", "agency", "legal", "bank",
 }  # fmt: skip
 
 PROVIDERS_AND_OFFICES = {

@@ -111,7 +111,11 @@ def classify_heading(title: str) -> Section | None:
 
 def _answered(low: str) -> Section | None:
     """The decision a heading says as an answer, at its start or its end (language data)."""
-    for key, section in (("answers.never", NEVER), ("answers.notify", ALWAYS)):
+    answers: tuple[tuple[str, Section], ...] = (
+        ("answers.never", NEVER),
+        ("answers.notify", ALWAYS),
+    )
+    for key, section in answers:
         pattern = phrase_pattern(key)
         if re.match(rf"^(?:{pattern})\b", low) or re.search(rf"(?:^|\s)(?:{pattern})$", low):
             return section

@@ -274,15 +274,15 @@ def main():
                 err(f"rules-{rid}.md", "empty rules file")
 
     label_ids = set()
-    for n, l in labels:
+    for n, label in labels:
         where = f"labels.jsonl:{n}"
-        if not isinstance(l, dict):
+        if not isinstance(label, dict):
             err(where, "line is not an object")
             continue
         for k in ("id", "rules", "notify", "lang", "why", "decided_by"):
-            if k not in l:
+            if k not in label:
                 err(where, f"{k} missing")
-        lid = l.get("id")
+        lid = label.get("id")
         if lid in label_ids:
             err(where, f"duplicate label id {lid}")
         label_ids.add(lid)
@@ -290,15 +290,15 @@ def main():
         if c is None:
             err(where, f"label id {lid} has no case")
             continue
-        if l.get("rules") != c.get("rules"):
+        if label.get("rules") != c.get("rules"):
             err(where, "rules differs from the case")
-        if l.get("notify") is not c.get("notify"):
+        if label.get("notify") is not c.get("notify"):
             err(where, "notify differs from the case")
-        if l.get("lang") not in LANGS:
-            err(where, f"lang {l.get('lang')!r} not in {sorted(LANGS)}")
-        if l.get("decided_by") not in DECIDED:
-            err(where, f"decided_by {l.get('decided_by')!r} not in {sorted(DECIDED)}")
-        if not isinstance(l.get("why"), str) or not l["why"].strip():
+        if label.get("lang") not in LANGS:
+            err(where, f"lang {label.get('lang')!r} not in {sorted(LANGS)}")
+        if label.get("decided_by") not in DECIDED:
+            err(where, f"decided_by {label.get('decided_by')!r} not in {sorted(DECIDED)}")
+        if not isinstance(label.get("why"), str) or not label["why"].strip():
             err(where, "why must be a non-empty string")
     for eid in set(case_by_id) - label_ids:
         err("labels.jsonl", f"case {eid} has no label")
@@ -306,16 +306,17 @@ def main():
     total = len(cases)
     if total:
         print(
-            f"cases: {total}  rules files: {len(rules_files)}  notify: {notify} ({notify / total:.1%})"
+            f"cases: {total}  rules files: {len(rules_files)}  "
+            f"notify: {notify} ({notify / total:.1%})"
         )
         print(
             "sources: "
             + ", ".join(f"{k} {v} ({v / total:.1%})" for k, v in sorted(src_count.items()))
         )
         print("per rules file: " + ", ".join(f"{k}={v}" for k, v in sorted(used_rules.items())))
-        langs = Counter(l.get("lang") for _, l in labels if isinstance(l, dict))
+        langs = Counter(label.get("lang") for _, label in labels if isinstance(label, dict))
         print("message languages: " + ", ".join(f"{k}={v}" for k, v in sorted(langs.items())))
-        dec = Counter(l.get("decided_by") for _, l in labels if isinstance(l, dict))
+        dec = Counter(label.get("decided_by") for _, label in labels if isinstance(label, dict))
         print("decided_by: " + ", ".join(f"{k}={v}" for k, v in sorted(dec.items())))
     if errors:
         for e in errors:
