@@ -67,7 +67,11 @@ RESERVED = {
 
 
 def _label(domain: str) -> str | None:
-    parts = [p for p in domain.lower().split(".") if p not in SUFFIXES]
+    """The name part of a domain: its last label is the top-level domain, whatever it is
+    ("folkspace.social"), and a second level such as "co.uk" is skipped too."""
+    parts = domain.lower().split(".")[:-1]
+    while parts and parts[-1] in SUFFIXES:
+        parts.pop()
     return parts[-1] if parts and len(parts[-1]) >= 4 else None
 
 
