@@ -22,7 +22,7 @@ os.environ.setdefault("QT_API", "pyside6")
 from tests.cli_helpers import TRIAGE_DEV
 
 NOW = datetime.fromisoformat("2026-11-10T08:00:00+00:00")
-TYPED = ("- WhatsApp messages from Rita\n", "- when the moon is blue and bananas\n")
+TYPED = ("- WhatsApp messages from Rita\n", "- Correos de la tintorería\n")
 SIZE = (1000, 760)
 
 
@@ -32,7 +32,7 @@ def family_events() -> list[dict[str, Any]]:
 
 
 def edited(rules: str) -> str:
-    """The family rules with a Never line and a garbage line typed into the Never section."""
+    """The family rules with a Never line and a line read only in part typed into the Never section."""
     head, never, tail = rules.partition("## Never notify\n")
     body, custom, rest = tail.partition("\n## Custom rules")
     return f"{head}{never}{body.rstrip(chr(10))}\n{TYPED[0]}{TYPED[1]}{custom}{rest}"
