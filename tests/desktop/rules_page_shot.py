@@ -32,7 +32,8 @@ def family_events() -> list[dict[str, Any]]:
 
 
 def edited(rules: str) -> str:
-    """The family rules with a Never line and a line read only in part typed into the Never section."""
+    """The family rules with a Never line and a line read only in part typed into the Never
+    section."""
     head, never, tail = rules.partition("## Never notify\n")
     body, custom, rest = tail.partition("\n## Custom rules")
     return f"{head}{never}{body.rstrip(chr(10))}\n{TYPED[0]}{TYPED[1]}{custom}{rest}"

@@ -23,7 +23,6 @@ from typing import Any
 
 from engine.fsutil import atomic_write
 from engine.llm.base import LanguageModel, Message
-from engine.schemas import validator
 from engine.triage.classifier import KIND_NAMES
 from engine.triage.rules.compile import Action, CompiledRule
 from engine.triage.rules.match import Match
@@ -190,6 +189,8 @@ async def read_line(
 ) -> CompiledRule | None:
     """The line as the model reads it (asked once per model and line), or None when its
     reading cannot be used."""
+    from engine.schemas import validator  # jsonschema only when a model reads a line
+
     answer = cache.get(model.name, rule)
     if answer is not None and not validator(READING_SCHEMA).is_valid(answer):
         answer = None  # a kept reading that was changed by hand: read again
