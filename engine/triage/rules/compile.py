@@ -274,9 +274,11 @@ def _drop_verbs(text: str) -> str:
     return " " + text[m.end() :] if m else text
 
 
-def _condition(text: str) -> tuple[Match, Match]:
+def _condition(text: str, style: Style | None = None) -> tuple[Match, Match]:
     """A condition clause and what it excludes: "in person, not video calls"; extra
-    sentences that ignore something ("Ignore video calls.") are exclusions too."""
+    sentences that ignore something ("Ignore video calls.") are exclusions too. ``style``:
+    the whole line's (a clause alone may not show it is German)."""
+    style = style or Style.of(text)
     parts = sentences(text.strip())
     first, rest = (parts[0], parts[1:]) if parts else ("", [])
     negated = Match()
@@ -288,9 +290,9 @@ def _condition(text: str) -> tuple[Match, Match]:
         re.I,
     )
     if neg:
-        negated = parse_fragment(first[neg.start(1) :])
+        negated = parse_fragment(first[neg.start(1) :], german=style.german, casual=style.casual)
         first = first[: neg.start()]
-    found = _alternatives(first, Style.of(text), Match())
+    found = _alternatives(first, style, Match())
     for sentence in rest:
         if re.match(
             r"^\s*(ignore|skip|not|never|no|don'?t|exclude|ignora|ignorar|ignoriere|ignorer|"
@@ -301,7 +303,7 @@ def _condition(text: str) -> tuple[Match, Match]:
             extra = parse_fragment(re.sub(r"^\s*\w+'?\w*\s+", "", sentence))
             if negated.empty:
                 negated = extra
-    return found or parse_fragment(first), negated
+    return found or parse_fragment(first, german=style.german, casual=style.casual), negated
 
 
 def _split_restrictive(text: str) -> tuple[str, str, bool] | None:
@@ -662,7 +664,7 @@ def _conditional_rule(rule: Rule, text: str, decision: Decision) -> CompiledRule
     full = _read(parts.label, rest, style)
     negated = Match()
     if decision.condition:
-        condition, negated = _condition(decision.condition)
+        condition, negated = _condition(decision.condition, style)
         scope = full
     else:
         scope, condition = _split_conditions(full)
@@ -775,7 +777,10 @@ def _custom_rule(rule: Rule, text: str) -> CompiledRule:
     if split is None:
         rest, window = find_window(text)
         action: Action = "drop" if _NEGATIVE.search(fold_keep(rest)) else "notify"
-        scope = parse_fragment(_drop_verbs(_NEGATIVE.sub(" ", rest)))
+        style = Style.of(rule.read_text)
+        scope = parse_fragment(
+            _drop_verbs(_NEGATIVE.sub(" ", rest)), german=style.german, casual=style.casual
+        )
         problem = _problem(rule.read_text, scope)
         return CompiledRule(
             rule, scope, action, window=window, understood=problem is None, problem=problem
@@ -783,8 +788,11 @@ def _custom_rule(rule: Rule, text: str) -> CompiledRule:
     scope_text, cond_text, exclusion = split
     scope_text, window = find_window(scope_text)
     cond_text, cond_window = find_window(cond_text)
-    scope = parse_fragment(_drop_verbs(_NEGATIVE.sub(" ", scope_text)))
-    condition, negated = _condition(_drop_verbs(cond_text))
+    style = Style.of(rule.read_text)
+    scope = parse_fragment(
+        _drop_verbs(_NEGATIVE.sub(" ", scope_text)), german=style.german, casual=style.casual
+    )
+    condition, negated = _condition(_drop_verbs(cond_text), style)
     if cond_window is not None:
         condition = replace(condition, within=cond_window)
     if exclusion:

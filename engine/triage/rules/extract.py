@@ -450,8 +450,11 @@ postal services)."""
 
 
 SOURCE_PATTERN = "|".join(
-    rf"(?<![\w-]){re.escape(p)}(?![\w-])" for said in SOURCE_WORDS.values() for p in said
+    rf"(?<![\w-]){re.escape(p)}(?![\w]|-(?=[a-z]))|(?<=-){re.escape(p)}(?![\w-])"
+    for said in SOURCE_WORDS.values()
+    for p in said
 )
+"""A source word, alone or in a compound ("WhatsApp-Gruppe", "Kalender-Einträge")."""
 
 
 def sources(low: str) -> Extracted:

@@ -13,7 +13,8 @@ VOCAB = {w for vocab in SOURCE_WORDS.values() for p in vocab for w in p.split()}
 
 GERMAN = {"und", "oder", "fur", "nicht", "von", "vom", "der", "die", "das", "mit", "zu", "zur",
           "bei", "immer", "nie", "benachrichtigen", "werden", "wird", "gehoren", "dazu",
-          "verwenden", "ihre", "meine", "alle"}  # fmt: skip
+          "verwenden", "ihre", "meine", "alle", "ist", "sind", "eine", "einen", "wenn", "nur",
+          "mich", "mir", "geht", "auch", "bitte", "nichts", "kein", "keine"}  # fmt: skip
 
 
 def is_german(text: str) -> bool:
