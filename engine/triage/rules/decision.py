@@ -116,7 +116,9 @@ ANSWER_NOTIFY = re.compile(
 ANSWER_NEVER = re.compile(
     rf"\s*(?::|\s[—–-]{{1,2}})\s*(?:{phrase_pattern('answers.never')}){_WIDEN}{_TAIL}{_END}"
 )
-END_NOTIFY = re.compile(rf"[\s,:]+(?:{phrase_pattern('predicates.notify_end')}){_TAIL}{_END}")
+END_NOTIFY = re.compile(
+    rf"[\s,:]+(?:{phrase_pattern('predicates.notify_end')}){_WIDEN}{_TAIL}{_END}"
+)
 _UNTIL = (
     r"(?:\s+(?:until|till|a que|hasta que|bis|jusqu'?a ce que|jusqu'?a|ate que|ate|finche|"
     r"fino a)\b[^.;]*?)?"
