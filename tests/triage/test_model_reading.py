@@ -17,21 +17,11 @@ from engine.triage.rules.model_reading import (
     apply_reading,
     prompt,
 )
-from tests.factories import make_event
+from tests.factories import LEFT_TO_EACH_MESSAGE, make_event
 
 NOW = datetime.fromisoformat("2026-11-10T12:00:00+00:00")
 RULES = "## Never notify\n- Correos de la tintorería\n"
-EMPTY = {
-    "kinds": [],
-    "sources": [],
-    "sender_names": [],
-    "sender_domains": [],
-    "sender_addresses": [],
-    "topics": [],
-    "group_chat": None,
-    "mentions_me": None,
-    "asks_me_something": None,
-}
+EMPTY = LEFT_TO_EACH_MESSAGE["about"]
 
 
 def reading(**about) -> dict:
