@@ -40,18 +40,11 @@ _LABEL = re.compile(r"^\s*([^\s:#*-][^:]{0,40}?)\s*:\s*$")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(.*\S)\s*$")
 _DESCRIPTIVE = re.compile(r"^\s*[^\s:][^:]{0,60}?\s*:\s*\S")
 
-_NEVER_WORDS = (
-    r"\b(never|don t|do not|dont|mute|ignore|silence|skip|no me avises|no avisar|no notificar|"
-    r"nunca|ignorar|nicht|nie|niemals|ignorieren|stumm|ne pas|jamais|ignorer|a ignorer|nao|"
-    r"non|mai|ignorare|silenziare)\b"
-)
-_ALWAYS_WORDS = r"\b(always|siempre|immer|toujours|sempre)\b"
-_NOTIFY_WORDS = (
-    r"\b(notify|notify me|tell me|alert me|avisame|avisar|notificar|notificame|benachrichtigen|"
-    r"benachrichtige|melden|a signaler|signaler|notifier|previens|notificare|avvisami|"
-    r"segnalare|avise)\b"
-)
-_TITLE_WORDS = r"\b(preferences?|preferencias|einstellungen|preferences|preferencias|preferenze)\b"
+_NEVER_WORDS = phrase_pattern("headings.never")
+_ALWAYS_WORDS = phrase_pattern("headings.always")
+_NOTIFY_WORDS = phrase_pattern("headings.notify")
+_TITLE_WORDS = phrase_pattern("headings.title")
+"""A heading's decision words and the words of a file's title, from the language data."""
 MAX_RULE_CHARS = 500
 """A rule line longer than this (after folding spaces) is no rule; it is skipped, reported."""
 
@@ -91,7 +84,7 @@ class RuleSet:
 
 def classify_heading(title: str) -> Section | None:
     """Which section a heading opens; None for the document's title."""
-    low = re.sub(r"[^a-z ]", " ", fold(title))
+    low = re.sub(r"[^a-z' ]", " ", fold(title))
     low = " ".join(low.split())
     # The heading's first keyword decides: "Always notify (never miss these)" is Always.
     never = re.search(_NEVER_WORDS, low)
