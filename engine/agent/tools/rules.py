@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from engine.agent.tools.base import Tool, ToolContext
@@ -15,9 +16,9 @@ from engine.triage.holds import (
     confirm,
     read_confirmed,
 )
-from engine.triage.rules.compile import compile_rules_text
+from engine.triage.rules.compile import CompiledRule, compile_rules_text
 from engine.triage.rules.edit import SECTION_TITLES, add_rule
-from engine.triage.rules.explain import explain, explain_rule
+from engine.triage.rules.explain import explain_rule
 from engine.triage.rules.suggest import suggest
 
 HELD = "held: "
@@ -53,11 +54,20 @@ class AddNotificationRuleTool(Tool):
         title = SECTION_TITLES[arguments["section"]]
         if not added:
             return f"that rule is already under {title}"
-        lines = explain(f"## {title}\n- {arguments['rule']}\n")
-        read = f" (read as \u201c{lines[0].sentence}\u201d)" if lines else ""
         rule = " ".join(str(arguments["rule"]).split()).lstrip("-*• ").strip()
-        held = _held(ctx, rule)
-        offered = _offered(ctx, rule)
+        try:  # the line as it is read in the file: with the file's definitions
+            text = ctx.workspace.rules_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            text = f"## {title}\n- {rule}\n"
+        compiled = compile_rules_text(text)
+        mine = next((c for c in compiled if c.rule.text == rule), None)
+        read = f" (read as \u201c{explain_rule(mine).sentence}\u201d)" if mine else ""
+        held = await _held(ctx, compiled, rule)
+        offered = (
+            next(((s.kind, explain_rule(s.rule).reading) for s in suggest(mine)), None)
+            if mine
+            else None
+        )
         return (
             f"added under {title}: - {arguments['rule']}{read}"
             + (f"; {HELD}{held}" if held else "")
@@ -65,18 +75,16 @@ class AddNotificationRuleTool(Tool):
         )
 
 
-def _offered(ctx: ToolContext, rule: str) -> tuple[str, str] | None:
-    """The first reading offered for the rule just added when it is read only in part:
-    (kind, the reading in plain words)."""
-    try:
-        text = ctx.workspace.rules_file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-    for compiled in compile_rules_text(text):
-        if compiled.rule.text == rule:
-            for s in suggest(compiled):
-                return s.kind, explain_rule(s.rule).reading
-    return None
+async def _held(ctx: ToolContext, compiled: list[CompiledRule], rule: str) -> str:
+    """Why the rule just added waits for the user's yes ("" when it does not): it would
+    silence most of the latest messages (measured off the event loop)."""
+    sample = [(s.event, s.decided_at or ctx.now) for s in recent_events(SAMPLE)]
+    confirmed = read_confirmed(ctx.workspace.root / CONFIRMED_FILE)
+    holds = await asyncio.to_thread(broad_lines, compiled, sample, confirmed)
+    for hold in holds:
+        if hold.text == rule:
+            return f"it would silence {hold.silenced} of your last {hold.total} messages"
+    return ""
 
 
 class AcceptRuleReadingTool(Tool):
@@ -103,21 +111,6 @@ class AcceptRuleReadingTool(Tool):
         except OSError as exc:
             raise ToolError(f"could not keep the reading: {exc}") from None
         return f"read as suggested from the next check: {arguments['rule']}"
-
-
-def _held(ctx: ToolContext, rule: str) -> str:
-    """Why the rule just added waits for the user's yes ("" when it does not): it would
-    silence most of the latest messages."""
-    try:
-        text = ctx.workspace.rules_file.read_text(encoding="utf-8")
-        sample = [(s.event, s.decided_at or ctx.now) for s in recent_events(SAMPLE)]
-    except (OSError, UnicodeDecodeError):
-        return ""
-    confirmed = read_confirmed(ctx.workspace.root / CONFIRMED_FILE)
-    for hold in broad_lines(compile_rules_text(text), sample, confirmed):
-        if hold.text == rule:
-            return f"it would silence {hold.silenced} of your last {hold.total} messages"
-    return ""
 
 
 class ConfirmNotificationRuleTool(Tool):

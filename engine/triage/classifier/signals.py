@@ -524,7 +524,7 @@ def name_in_address(name: str, local: str) -> bool:
 
 def brand_name(s: Sender, name: str) -> bool:
     """The display name is the sending company's own ("Temu" <temu@temuemail.com>,
-    "Post CH" <noreply@post.ch>), not a person's ("Anna Vogt" <anna.vogt@
+    "Parcelo" <noreply@parcelo.example>), not a person's ("Anna Vogt" <anna.vogt@
     vogt-partner.example> names a person besides the firm)."""
     tokens = [t for t in words(name) if len(t) >= 3]
     in_domain = [t for t in tokens if t in s.registered or t in s.domain.split(".")]
@@ -534,7 +534,7 @@ def brand_name(s: Sender, name: str) -> bool:
     service = bool(AUTOMATED_LOCAL.match(s.local) or ROLE_LOCAL.match(s.local))
     personal = [] if service else [t for t in tokens if t in parts and t not in s.registered]
     if s.registered in tokens and not personal:
-        return True  # "Uber Eats" <uber@uber.com>, "Google Calendar" <…@google.com>
+        return True  # "Rideo Eats" <rideo@rideo.example>, "Google Calendar" <…@google.com>
     single = len(tokens) == 1 and len(parts) == 1 and parts[0] in in_domain  # temu@temuemail
     if name_in_address(name, s.local) and not single:
         return False  # j.roux@roux-avocats.example: a person at their own firm
@@ -580,8 +580,6 @@ def platform(s: Sender) -> tuple[str, str] | None:
     if s.registered in PLATFORMS:
         kind, label = PLATFORMS[s.registered]
         return kind, f"{registrable(s.domain)} is {label}"
-    if registrable(s.domain) == "x.com":
-        return "social", "x.com is a social network"
     for word, (kind, label) in DOMAIN_WORDS.items():
         if word in s.registered.split("-") or s.registered.startswith(word):
             return kind, f"{registrable(s.domain)}: {label}"

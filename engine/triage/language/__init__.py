@@ -95,22 +95,23 @@ def phrases(key: str) -> tuple[str, ...]:
     return tuple(sorted(found, key=lambda p: (-len(p), p)))
 
 
+def _merged(table: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for code in LANGUAGES:
+        out.update(getattr(language(code), table))
+    return out
+
+
 @cache
 def numbers() -> dict[str, int]:
     """Number words of every language, folded, to their value."""
-    out: dict[str, int] = {}
-    for code in LANGUAGES:
-        out.update(language(code).numbers)
-    return out
+    return _merged("numbers")
 
 
 @cache
 def weekdays() -> dict[str, int]:
     """Weekday names of every language, folded, to their number (0 = Monday)."""
-    out: dict[str, int] = {}
-    for code in LANGUAGES:
-        out.update(language(code).weekdays)
-    return out
+    return _merged("weekdays")
 
 
 def phrase_pattern(key: str) -> str:

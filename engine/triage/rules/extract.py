@@ -752,7 +752,8 @@ def about(text: str) -> Extracted:
     if as_kinds.kinds and len(_topic_words(left)) * 2 <= len(_topic_words(phrase)):
         # "sobre paquetes", "about unusual transactions or failed payments": kinds
         return Match(kinds=as_kinds.kinds), text.replace(phrase, " ")
-    topics = _topic_words(phrase)
+    # every word of the phrase is its topic, a kind word too ("the Serena legal matter")
+    topics = tuple(w for w in words(phrase) if w not in STOP and len(w) > 2)
     listed = re.search(r",|\b(?:or|o|ou|oder|ni|nor)\b", fold(phrase))
     found = Match(topics=topics, topic_min=1 if listed else 2) if topics else Match()
     return found, text.replace(phrase, " ")
