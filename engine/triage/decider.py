@@ -249,8 +249,12 @@ class TriageDecider:
                 ruled = without_name(event) if impostor else event
                 kinds = classify(ruled)
                 verdict = decide_by_rules_safely(ruled, now, compiled, kinds)
-                if impostor and verdict == decide_by_rules_safely(event, now, compiled):
-                    impostor = None  # its name made no difference: nothing to explain
+                if (
+                    impostor
+                    and not known.stated(event)
+                    and verdict == decide_by_rules_safely(event, now, compiled)
+                ):
+                    impostor = None  # only the store knew the name, and it made no difference
                 if verdict is None and unclear:
                     if len(model_failures) >= MODEL_FAILURES:
                         raise model_failures[-1]
@@ -269,7 +273,7 @@ class TriageDecider:
                 if verdict is None:
                     verdict = heuristic(event, now, kinds if ruled is event else None)
                 if impostor:
-                    verdict = replace(verdict, reason=f"{verdict.reason} ({impostor})")
+                    verdict = impersonation(impostor)
                 out.append(
                     Decision(
                         id=event.id,
@@ -352,6 +356,18 @@ class TriageDecider:
         return PolicyDecision(
             notify, f"{why}: {reason}" if reason else why, rule.rule.text, "model"
         )
+
+
+def impersonation(why: str) -> PolicyDecision:
+    """An event whose sender borrows a name the rules single out: not notified, whatever
+    else it says (``engine.triage.senders``)."""
+    return PolicyDecision(
+        False,
+        f"possibly an impersonation: {why}. If it is really them, add this address or "
+        "number to the line",
+        None,
+        "heuristic",
+    )
 
 
 def decide_by_rules_safely(

@@ -6,7 +6,14 @@ name: the address or domain a rule line gives next to it ("Emails from Tomas Her
 (tomas@vogt-roux.example)"), and the domain it was first seen writing from (in the store). An
 email whose display name is known but whose address is from another domain is matched
 against the rules without its display name, so no rule naming that person applies to it;
-the heuristics still see it as it is, and the decision's reason says why."""
+and it is not notified: a message that borrows the name of someone the rules single out is
+the classic impersonation (a "new bank details" mail from the accountant's look-alike
+domain). The same holds on WhatsApp for a name the rules give with a phone number: a push
+name is chosen by whoever sends. The decision's reason says why, and how to say it is
+really them (add the address or the number to the line).
+
+Names are compared by their words, folded, so case, accents, spacing, an added title or
+"(Accountant)" or "via DocuSign", or "Herrera, Tomas" change nothing."""
 
 from __future__ import annotations
 
@@ -15,7 +22,9 @@ from dataclasses import dataclass, field
 
 from engine.events import Event
 from engine.triage.classifier import words
+from engine.triage.classifier.text import registrable
 from engine.triage.rules.compile import CompiledRule
+from engine.triage.rules.match import digits
 from engine.triage.rules.vocab import STOP
 
 
@@ -27,7 +36,15 @@ def domain_of(address: str | None) -> str | None:
 
 
 def _fits(domain: str, known: str) -> bool:
-    return domain == known or domain.endswith("." + known) or known.endswith("." + domain)
+    """The address's domain is the known one, a subdomain of it, or of the same registered
+    domain ("mail.vogt.example" for "vogt.example"); never a bare suffix ("es")."""
+    if domain == known or domain.endswith("." + known):
+        return True
+    return "." in domain and registrable(domain) == registrable(known)
+
+
+def _name_words(name: str) -> frozenset[str]:
+    return frozenset(words(name)) - STOP
 
 
 @dataclass
@@ -36,6 +53,8 @@ class KnownSenders:
 
     by_name: dict[str, set[str]] = field(default_factory=dict)  # exact display name
     by_words: list[tuple[frozenset[str], set[str]]] = field(default_factory=list)  # rules
+    numbers: list[tuple[frozenset[str], set[str]]] = field(default_factory=list)
+    """Names the rules give with a phone number, and its digits ("+491715550392")."""
 
     @classmethod
     def from_rules(
@@ -48,27 +67,48 @@ class KnownSenders:
             for match in (rule.scope, rule.condition):
                 domains = {d.lower() for d in match.domains}
                 domains |= {d for d in map(domain_of, match.addresses) if d}
-                if not domains:
-                    continue
+                numbers = {a for a in match.addresses if a.startswith("+")}
                 for name in match.names:
-                    want = frozenset(words(name)) - STOP
-                    if want:
+                    want = _name_words(name)
+                    if want and domains:
                         known.by_words.append((want, domains))
+                    if want and numbers:
+                        known.numbers.append((want, numbers))
         return known
+
+    def stated(self, event: Event) -> bool:
+        """The rules themselves give the address or number of the name this event bears."""
+        name = event.sender.name if event.sender else None
+        if not name:
+            return False
+        have = set(words(name))
+        return any(want <= have for want, _ in (*self.by_words, *self.numbers))
 
     def domains_for(self, name: str) -> set[str]:
         found = set(self.by_name.get(name, set()))
         have = set(words(name))
+        for known, domains in self.by_name.items():
+            want = _name_words(known)
+            if len(want) >= 2 and want <= have:  # a full name, however it is written
+                found |= domains
         for want, domains in self.by_words:
             if want <= have:
                 found |= domains
         return found
 
+    def numbers_for(self, name: str) -> set[str]:
+        have = set(words(name))
+        return {n for want, numbers in self.numbers if want <= have for n in numbers}
+
     def impostor(self, event: Event) -> str | None:
         """Why the event's display name cannot be trusted for the rules (its address is
         from another domain than the name is known to write from), else None."""
         sender = event.sender
-        if event.source != "email" or sender is None or not sender.name:
+        if sender is None or not sender.name:
+            return None
+        if event.source == "whatsapp":
+            return self._number_impostor(event)
+        if event.source != "email":
             return None
         domain = domain_of(sender.address)
         known = self.domains_for(sender.name)
@@ -76,8 +116,25 @@ class KnownSenders:
             return None
         where = ", ".join(sorted(known))
         return (
-            f"its sender name \u201c{sender.name}\u201d is known to write from {where}, not "
-            f"{domain}: rules naming it were not applied"
+            f"the sender name \u201c{sender.name}\u201d is known to write from {where}, not "
+            f"from {domain}"
+        )
+
+    def _number_impostor(self, event: Event) -> str | None:
+        sender = event.sender
+        assert sender is not None and sender.name
+        known = self.numbers_for(sender.name)
+        if not known:
+            return None
+        own = {digits(sender.address or "")}
+        if event.chat is not None and not event.chat.is_group:
+            own.add(digits(event.chat.id.split("@")[0]))
+        if any(n[1:] in own for n in known):
+            return None
+        where = ", ".join(sorted(known))
+        return (
+            f"the name \u201c{sender.name}\u201d is given in the rules with {where}, and this "
+            "message comes from another number"
         )
 
 

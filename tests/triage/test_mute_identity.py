@@ -199,9 +199,9 @@ async def test_an_always_rule_naming_a_person_does_not_vouch_for_a_spoofed_addre
     rows = {r.event_id: r for r in EventRecord.select()}
     assert rows[spoof.id].decision_notify is False
     assert rows[spoof.id].decision_rule is None
-    assert rows[spoof.id].decision_reason.endswith(
-        "(its sender name \u201cTomas Herrera\u201d is known to write "
-        "from herrera-lutz.es, not cheap-pills.example: rules naming it were not applied)"
+    assert rows[spoof.id].decision_reason.startswith(
+        "possibly an impersonation: the sender name \u201cTomas Herrera\u201d is known to write "
+        "from herrera-lutz.es, not from cheap-pills.example."
     )
     assert rows[real_again.id].decision_rule == "Emails from my accountant Tomas Herrera"
     await engine.hub.drain(timeout=5)

@@ -257,6 +257,7 @@ def classify(e: Event) -> Classification:
             found.add("group_chatter", f"in the group {e.chat.name or ''}, not naming the user")
         else:
             _asks(fold(e.text), found)
+        found.add("phishing", sg.new_number_scam(fold(e.text)))
     elif e.source == "calendar":
         _calendar(e, found)
     elif e.source == "cron":

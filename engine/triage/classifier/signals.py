@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from engine.events import Event
-from engine.triage.classifier.lexicon import PAYMENT_REQUEST, PHISHING_TEXT
+from engine.triage.classifier.lexicon import ASKS, PAYMENT_REQUEST, PHISHING_TEXT
 from engine.triage.classifier.text import (
     domain_of,
     fold,
@@ -16,6 +16,7 @@ from engine.triage.classifier.text import (
     registrable_name,
     words,
 )
+from engine.triage.language import phrase_pattern, phrases
 
 AUTOMATED_LOCAL = re.compile(
     r"^(?:[a-z0-9._-]*no[-_.]?reply[a-z0-9._-]*|do[-_.]?not[-_.]?reply|donotreply|"
@@ -565,12 +566,43 @@ def lookalike(s: Sender) -> str | None:
     return None
 
 
+GIFT_CARDS = re.compile(phrase_pattern("scam.gift_cards", in_compounds=True))
+NEW_NUMBER = re.compile(phrase_pattern("scam.new_number"))
+MONEY = re.compile(phrase_pattern("scam.money", in_compounds=True))
+CREDENTIALS = re.compile(phrase_pattern("scam.credentials"))
+BAIT_WORDS = frozenset(w for p in phrases("scam.domain_words") for w in p.split())
+
+
+def bait_domain(s: Sender) -> str | None:
+    """A domain glued from a name and a service word ("northwind-bank-verify.example",
+    "caisse-lyon-alerte.example"): how look-alike domains are made."""
+    parts = [p for p in s.registered.split("-") if p]
+    bait = [p for p in parts if p in BAIT_WORDS]
+    if len(parts) > 1 and bait:
+        return f"look-alike service domain {s.domain} (\u201c{bait[0]}\u201d glued to a name)"
+    return None
+
+
+def new_number_scam(text: str) -> str | None:
+    """A chat message that says it comes from a new number and asks for money: the scam
+    of someone posing as family. ``text`` is folded."""
+    new_number = NEW_NUMBER.search(text)
+    if new_number and MONEY.search(text):
+        return f"a \u201c{new_number.group(0)}\u201d asking for money"
+    return None
+
+
 def phishing(e: Event, s: Sender, text: str) -> str | None:
+    """Why the message is a scam, from what it asks for and where it comes from, else None.
+    ``text`` is folded."""
     scam = PHISHING_TEXT.search(text)
     if scam:
         return f"asks for {scam.group(0)}"
-    fake = lookalike(s)
-    if fake and PAYMENT_REQUEST.search(text):
+    gift = GIFT_CARDS.search(text)
+    if gift and (ASKS.search(text) or "?" in text):
+        return f"asks for {gift.group(0)}"
+    fake = lookalike(s) or bait_domain(s)
+    if fake and (PAYMENT_REQUEST.search(text) or CREDENTIALS.search(text)):
         return fake
     return None
 

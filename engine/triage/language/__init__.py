@@ -22,12 +22,14 @@ from engine.triage.classifier.text import fold
 LANGUAGES = ("en", "es", "de", "fr", "pt", "it")
 """The supported languages, by ISO 639-1 code: each has a data file here."""
 
-PHRASE_TABLES = ("answers", "predicates", "definitions", "headings")
+PHRASE_TABLES = ("answers", "predicates", "definitions", "headings", "scam", "clauses")
 PHRASE_KEYS = {
     "answers": ("notify", "never"),
     "predicates": ("notify_end", "never_end", "notify_start", "never_start"),
-    "definitions": ("means",),
+    "definitions": ("means", "articles", "possessives"),
     "headings": ("never", "always", "notify", "title"),
+    "scam": ("gift_cards", "new_number", "money", "credentials", "domain_words"),
+    "clauses": ("widening",),
 }
 
 
@@ -114,11 +116,13 @@ def weekdays() -> dict[str, int]:
     return _merged("weekdays")
 
 
-def phrase_pattern(key: str) -> str:
+def phrase_pattern(key: str, *, in_compounds: bool = False) -> str:
     """A regular expression (for folded text) matching any phrase of a table, as whole
-    words; spaces in a phrase match any run of spaces, an apostrophe is optional."""
+    words; spaces in a phrase match any run of spaces, an apostrophe is optional. With
+    ``in_compounds`` a phrase may also end a hyphenated compound ("Apple-Geschenkkarten")."""
     parts = []
     for p in phrases(key):
         escaped = r"\s+".join(re.escape(w) for w in p.split())
         parts.append(escaped.replace("'", "['’]?"))
-    return r"(?<![\w'-])(?:" + "|".join(parts) + r")(?![\w'-])"
+    left = r"(?<![\w'])" if in_compounds else r"(?<![\w'-])"
+    return left + "(?:" + "|".join(parts) + r")(?![\w'-])"

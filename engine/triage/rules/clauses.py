@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 
 from engine.triage.classifier.text import fold, fold_with_map
+from engine.triage.language import phrase_pattern
 
 LABEL = re.compile(r"^\s*([^:()]{1,60}?)\s*:\s+(\S.*)$")
 
@@ -31,16 +32,8 @@ CATCH_ALL_LABEL = re.compile(
     re.I,
 )
 
-WIDENING = re.compile(
-    r"[,;]?\s*\b(?:even if|even when|even though|even ones?|even personal-looking ones?|"
-    r"even those|aunque|incluso si|incluso cuando|auch wenn|selbst wenn|meme si|mesmo que|"
-    r"mesmo se|anche se|i want (?:every|all|each)(?: single)?|quiero (?:todos|todas|cada)|"
-    r"escriba quien escriba|whoever (?:writes|sends)|no matter who (?:writes|sends)|"
-    r"egal wer (?:schreibt|sendet)|peu importe qui|seja quem for|chiunque scriva|"
-    r"ich will (?:alle|jede)|je veux (?:tous|toutes|chaque)|quero (?:todos|todas|cada)|"
-    r"voglio (?:tutti|tutte|ogni))\b[^.;()]*",
-    re.I,
-)
+WIDENING = re.compile(rf"[,;]?\s*{phrase_pattern('clauses.widening')}[^.;()]*", re.I)
+"""A clause that only widens the line ("even if …", "aunque …", "egal was …"): dropped."""
 
 _NOT = r"(?:but not|not|no|pas|nicht|nao|non|ni)"
 SENTENCE_EXCLUSIONS = (

@@ -15,31 +15,51 @@ from dataclasses import dataclass
 
 from engine.triage.classifier.text import fold, fold_with_map
 from engine.triage.language import phrase_pattern
-from engine.triage.rules.extract import EMAIL
+from engine.triage.rules.extract import EMAIL, PHONE
 from engine.triage.rules.names import name_list
 
-POSSESSIVE = (
-    r"(?:my|our|mi|mis|nuestr[oa]s?|mein(?:e[nmrs]?)?|unser(?:e[nmrs]?)?|mon|ma|mes|notre|nos|"
-    r"meu|minha|meus|minhas|nosso|nossa|mio|mia|miei|mie|nostr[oaie])"
+POSSESSIVE = phrase_pattern("definitions.possessives")
+ARTICLE = phrase_pattern("definitions.articles")
+WORD = r"[^\W\d][\w'’-]*"
+ROLE = rf"(?:{POSSESSIVE}|{ARTICLE})\s+{WORD}(?:\s+{WORD})?"
+"""A role as a line says it: "my assistant", "mi gestora", "die Chefin"."""
+QUOTES = "\"“”„«»‚‘’'"
+QUOTED_ROLE = (
+    rf"[{QUOTES}](?P<quoted>(?:(?:{POSSESSIVE}|{ARTICLE})\s+)?{WORD}(?:\s+{WORD})?)[{QUOTES}]"
 )
-ROLE = rf"{POSSESSIVE}\s+[^\W\d][\w'’-]*(?:\s+[^\W\d][\w'’-]*)?"
-"""A role as a line says it: "my assistant", "mi gestora", "meine Steuerberaterin"."""
+"""A role or a nickname in quotes: „die Chefin", «mi gestora», "Oma"."""
+ANY_ROLE = rf"(?:{QUOTED_ROLE}|(?P<plain>{ROLE}))"
+LABEL = re.compile(r"^[^\W\d][^:]{0,30}:\s+(?P<rest>.+)$")
+"""A lead-in before the definitions: "Who's who:", "Antes de nada:", "Vorweg:"."""
 
 
 @dataclass(frozen=True)
 class Definition:
     line_number: int
     role: str
-    """As written: "my assistant"."""
+    """As written: "my assistant", "Oma"."""
     who: str
     """Who the role is, as written: "Dolores Ruiz (dolores@ruiz-asociados.es)"."""
     only: bool
     """The line only defines (it is no rule of its own)."""
+    nickname: bool = False
+    """The role was given in quotes without "my" or "the" ("Oma"): it stands alone."""
+
+    @property
+    def key(self) -> str:
+        """The word other lines say the role with: "assistant", "oma"."""
+        return fold(self.role).split()[-1]
 
     @property
     def aside(self) -> str:
-        """Who the role is as it is written beside the role in the lines that use it."""
-        return " ".join(self.who.replace("(", " ").replace(")", " ").split())
+        """Who the role is, as it is written beside the role in the lines that use it: the
+        names, addresses and numbers the definition gives, not its prose."""
+        plain = " ".join(self.who.replace("(", " ").replace(")", " ").split())
+        if not re.search(r"[,;]", plain):
+            return plain
+        found = EMAIL.findall(plain) + PHONE.findall(plain)
+        rest = PHONE.sub(" ", EMAIL.sub(" ", plain))
+        return ", ".join([*name_list(rest), *found])
 
     @property
     def sentence(self) -> str:
@@ -47,21 +67,42 @@ class Definition:
 
 
 def _identifies(who: str) -> bool:
-    return bool(EMAIL.search(who) or name_list(who))
+    return bool(EMAIL.search(who) or PHONE.search(who) or name_list(who))
+
+
+def _role(m: re.Match[str]) -> tuple[str, bool]:
+    """The role a match found, and whether it is a bare nickname."""
+    if m.group("quoted"):
+        quoted = m.group("quoted").strip()
+        owned = re.match(rf"(?:{POSSESSIVE}|{ARTICLE})\s", fold(quoted))
+        return quoted, owned is None
+    return m.group("plain").strip(), False
 
 
 def read_definition(text: str, line_number: int) -> Definition | None:
     """The definition a line makes, or None."""
     plain = text.strip().rstrip(".").strip()
+    found = _definition(plain, line_number)
+    if found is None and (label := LABEL.match(plain)):
+        found = _definition(label.group("rest"), line_number)
+    return found
+
+
+def _definition(plain: str, line_number: int) -> Definition | None:
     means = phrase_pattern("definitions.means")
-    m = re.match(rf"^(?P<role>{ROLE})\s*(?:=|{means})\s+(?P<who>.+)$", plain, re.I)
-    if m is None:
-        m = re.match(rf"^(?P<role>{ROLE})\s*=\s*(?P<who>.+)$", plain, re.I)
+    m = re.match(rf"^{ANY_ROLE}\s*(?:=|{means})\s+(?P<who>.+)$", plain, re.I)
     if m is not None and _identifies(m.group("who")) and not _states_decision(m.group("who")):
-        return Definition(line_number, m.group("role"), m.group("who").strip(), True)
-    m = re.match(rf"^(?P<who>[^=()]+?)\s*(?:=|{means})\s*(?P<role>{ROLE})$", plain, re.I)
+        role, nickname = _role(m)
+        return Definition(line_number, role, m.group("who").strip(), True, nickname)
+    m = re.match(
+        rf"^(?P<who>[^=()]+?)\s*(?:=|{means})\s*(?P<role>{ROLE})(?:\s*[;,:]\s*(?P<more>.*))?$",
+        plain,
+        re.I,
+    )
     if m is not None and _identifies(m.group("who")):
-        return Definition(line_number, m.group("role"), m.group("who").strip(), True)
+        more = " ".join(EMAIL.findall(m.group("more") or "") + PHONE.findall(m.group("more") or ""))
+        who = f"{m.group('who').strip()} ({more})" if more else m.group("who").strip()
+        return Definition(line_number, m.group("role"), who, True)
     m = re.match(rf"^(?P<who>[^()]{{1,60}}?)\s*\((?P<role>{ROLE})\)$", plain, re.I)
     if m is not None and _identifies(m.group("who")):
         return Definition(line_number, m.group("role"), m.group("who").strip(), False)
@@ -85,8 +126,8 @@ def with_definitions(text: str, definitions: list[Definition], line_number: int)
     for d in definitions:
         if d.line_number == line_number:
             continue
-        role = fold(d.role).split()[-1]
-        pattern = rf"\b({POSSESSIVE}\s+{re.escape(role)})\b(?!\s*\()"
+        owner = "" if d.nickname else rf"(?:{POSSESSIVE}|{ARTICLE})\s+"
+        pattern = rf"(?<![\w'-])({owner}{re.escape(d.key)})\b(?!\s*\()"
         low, origin = fold_with_map(out)
         m = re.search(pattern, low, re.I)
         if m is None:

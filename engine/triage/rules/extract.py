@@ -234,12 +234,63 @@ def quoted(text: str) -> Extracted:
             chats.append(q)
         else:
             names.append(q)
+    described: list[str] = []
+    for name in names:
+        said, text = _apposition(text, name)
+        described += said
     found = Match(
         names=tuple(n.strip() for n in names),
         chats=tuple(c.strip() for c in chats),
         subject_phrases=tuple(p.strip() for p in subject_phrases),
+        described=tuple(described),
     )
     return found, QUOTED.sub(_addresses_in_quotes, text)
+
+
+APPOSITION_WORD = re.compile(r"([^\W\d][\w'’-]*)[\s(]*$")
+
+
+def _apposition(text: str, name: str) -> tuple[list[str], str]:
+    """The words right before a quoted name that say what it is, and the text without
+    them: "la tintorería «Nácar»", "die Kita „Sonnenkäfer"", "the dry cleaner "Spotless"",
+    "los vecinos («Finca Roja»)". At most two, none a function word or a word the reader
+    knows (those keep their meaning: "newsletters "Lens & Co"")."""
+    at = text.find(name)
+    if at <= 0:
+        return [], text
+    cut = at
+    while cut > 0 and text[cut - 1] in "\"“”„«»‘’' (":
+        cut -= 1
+    said: list[str] = []
+    while len(said) < 2:
+        m = APPOSITION_WORD.search(text[:cut])
+        if m is None or m.group(1) != text[m.start(1) : m.end(1)]:
+            break
+        folded = fold(m.group(1))
+        if folded in function_words() or folded in VOCAB or folded in STOP:
+            break
+        said.insert(0, m.group(1))
+        cut = m.start(1)
+    if said:
+        quote_start = at
+        while quote_start > 0 and text[quote_start - 1] in "\"“”„«»‘’'(":
+            quote_start -= 1
+        return said, text[:cut] + " " + text[quote_start:]
+    return _apposition_after(text, at + len(name))
+
+
+def _apposition_after(text: str, end: int) -> tuple[list[str], str]:
+    """The words right after a quoted name that say what it is, when a kind follows them:
+    ""Lens & Co" camera shop newsletters"."""
+    m = re.match(r"[\"“”„«»‘’')]*\s+((?:[^\W\d][\w'’-]*\s+){1,2})(\S+)", text[end:])
+    if m is None:
+        return [], text
+    said = m.group(1).split()
+    if fold(m.group(2)).strip(",.;:") not in VOCAB or any(
+        fold(w) in function_words() or fold(w) in VOCAB or fold(w) in STOP for w in said
+    ):
+        return [], text
+    return said, text[: end + m.start(1)] + " " + text[end + m.end(1) :]
 
 
 def _addresses_in_quotes(quote: re.Match[str]) -> str:
@@ -256,6 +307,20 @@ def addresses(text: str) -> Extracted:
     """E-mail addresses: bob@example.com."""
     found = tuple(fold(a) for a in EMAIL.findall(text))
     return Match(addresses=found), EMAIL.sub(" ", text)
+
+
+PHONE = re.compile(r"(?<![\w+])\+\d{1,3}(?:[\s().-]{0,2}\d){6,14}(?![\d])")
+
+
+def phone_digits(text: str) -> str:
+    """A phone number as the digits that identify it: "+49 171 555-0392" → "+491715550392"."""
+    return "+" + re.sub(r"\D", "", text)
+
+
+def phones(text: str) -> Extracted:
+    """Phone numbers in international form, a WhatsApp contact's identity: +49 171 5550392."""
+    found = tuple(phone_digits(m) for m in PHONE.findall(text))
+    return Match(addresses=found), PHONE.sub(" ", text)
 
 
 def domains(text: str) -> Extracted:
@@ -1092,7 +1157,7 @@ def parse_fragment(
     german = is_german(whole) if german is None else german
     casual = whole == whole.lower() if casual is None else casual
     found, text = Match(), whole
-    for literal in (quoted, recipients, addresses, domains):
+    for literal in (quoted, recipients, addresses, phones, domains):
         found, text = _step(found, literal(text))
     notes, text = asides(text)
     found, text = _step(found, far_ahead(text))
@@ -1175,7 +1240,14 @@ def unread_words(left: str, found: Match) -> tuple[str, ...]:
         if applies(found):
             low = re.sub(pattern, " ", low)
     said = " ".join(
-        (*found.names, *found.examples, *found.topics, *found.chats, *found.subject_phrases)
+        (
+            *found.names,
+            *found.examples,
+            *found.topics,
+            *found.chats,
+            *found.subject_phrases,
+            *found.described,
+        )
     )
     taken = set(words(said)) | function_words()
     if found.has_identity():

@@ -3,6 +3,7 @@ kinds (``engine.triage.classifier``)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from datetime import datetime, time, timedelta
 
@@ -18,6 +19,21 @@ from engine.triage.classifier import (
 )
 from engine.triage.classifier.text import domain_of, language
 from engine.triage.rules.vocab import FAMILY_NAMES, STOP
+
+
+def digits(text: str) -> str:
+    return re.sub(r"\D", "", text)
+
+
+def _address_hit(wanted: str, address: str, chat_id: str) -> bool:
+    """An e-mail address is the sender's or the chat's id; a phone number ("+49171…") is
+    the sender's number however it is written, or the number of a direct chat's id."""
+    if not wanted.startswith("+"):
+        return fold(wanted) in (address, chat_id)
+    number = wanted[1:]
+    if "@" not in address and digits(address) == number:
+        return True
+    return chat_id.endswith("@s.whatsapp.net") and digits(chat_id.split("@")[0]) == number
 
 
 @dataclass(frozen=True)
@@ -80,6 +96,9 @@ class Match:
     within: Window | None = None  # the tick's time is inside this window
     anything: bool = False
     any_of: tuple[Match, ...] = ()  # alternatives: "flight changes and messages from Nina"
+    described: tuple[str, ...] = ()
+    """Words that say what a named sender is ("the dry cleaner «Nácar»", "Kita
+    „Sonnenkäfer""): accounted for, not matched (the name is)."""
     unread: tuple[str, ...] = ()
     """Words of the clause the reader did not account for (as written, folded): a reading
     that leaves any is not claimed (``compile``), it is flagged with them."""
@@ -99,7 +118,7 @@ class Match:
     @property
     def read_part(self) -> Match:
         """The conditions alone, without what was left unread."""
-        return replace(self, unread=()) if self.unread else self
+        return replace(self, unread=(), described=()) if self.unread or self.described else self
 
     def all_unread(self) -> tuple[str, ...]:
         """What this clause and its alternatives left unread, each word once."""
@@ -220,7 +239,7 @@ class Match:
         if any(chat_name and fold(chat) == fold(chat_name) for chat in self.chats):
             return True
         chat_id = fold(e.chat.id if e.chat else "")  # a chat's id stands for its address
-        if any(fold(a) in (address, chat_id) for a in self.addresses):
+        if any(_address_hit(a, address, chat_id) for a in self.addresses):
             return True
         domain_text = domain_of(address)
         if any(domain_text == d or domain_text.endswith("." + d) for d in self.domains):

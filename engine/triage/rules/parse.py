@@ -186,7 +186,8 @@ def _defined(parsed: RuleSet, between: list[tuple[int, str]]) -> RuleSet:
     definitions += [
         d
         for n, t in [*parsed.notes, *between]
-        if (d := read_definition(t, n)) is not None and d.only
+        for sentence in sentences(t, semicolons=False)
+        if (d := read_definition(sentence, n)) is not None and d.only
     ]
     if not definitions:
         return parsed
