@@ -128,7 +128,7 @@ class KnownSenders:
             return None
         own = {digits(sender.address or "")}
         if event.chat is not None and not event.chat.is_group:
-            own.add(digits(event.chat.id.split("@")[0]))
+            own.add(digits((event.chat.id or "").split("@")[0]))
         if any(n[1:] in own for n in known):
             return None
         where = ", ".join(sorted(known))
