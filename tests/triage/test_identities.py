@@ -197,7 +197,7 @@ def test_a_new_number_without_money_is_no_scam():
             True,
         ),
         (
-            {"name": "Northwind Bank", "address": "security@northwind-bank-verify.example"},
+            {"name": "Northwind Bank", "address": "security@fjordbank-account-verify.example"},
             "Your account has been placed on hold. Verify your identity within 24 hours.",
             True,
         ),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
 from engine.events import Event
 from engine.triage.classifier.lexicon import ASKS, PAYMENT_REQUEST, PHISHING_TEXT
@@ -16,7 +17,6 @@ from engine.triage.classifier.text import (
     registrable_name,
     words,
 )
-from engine.triage.language import phrase_pattern, phrases
 
 AUTOMATED_LOCAL = re.compile(
     r"^(?:[a-z0-9._-]*no[-_.]?reply[a-z0-9._-]*|do[-_.]?not[-_.]?reply|donotreply|"
@@ -566,18 +566,37 @@ def lookalike(s: Sender) -> str | None:
     return None
 
 
-GIFT_CARDS = re.compile(phrase_pattern("scam.gift_cards", in_compounds=True))
-NEW_NUMBER = re.compile(phrase_pattern("scam.new_number"))
-MONEY = re.compile(phrase_pattern("scam.money", in_compounds=True))
-CREDENTIALS = re.compile(phrase_pattern("scam.credentials"))
-BAIT_WORDS = frozenset(w for p in phrases("scam.domain_words") for w in p.split())
+@dataclass(frozen=True)
+class ScamCues:
+    """What scams say, from the language data (``scam`` tables)."""
+
+    gift_cards: re.Pattern[str]
+    new_number: re.Pattern[str]
+    money: re.Pattern[str]
+    credentials: re.Pattern[str]
+    bait_words: frozenset[str]
+
+
+@cache
+def scam_cues() -> ScamCues:
+    # The language data folds with this package's ``fold``: it is read on first use, once
+    # the package is loaded.
+    from engine.triage.language import phrase_pattern, phrases
+
+    return ScamCues(
+        gift_cards=re.compile(phrase_pattern("scam.gift_cards", in_compounds=True)),
+        new_number=re.compile(phrase_pattern("scam.new_number")),
+        money=re.compile(phrase_pattern("scam.money", in_compounds=True)),
+        credentials=re.compile(phrase_pattern("scam.credentials")),
+        bait_words=frozenset(w for p in phrases("scam.domain_words") for w in p.split()),
+    )
 
 
 def bait_domain(s: Sender) -> str | None:
     """A domain glued from a name and a service word ("northwind-bank-verify.example",
     "caisse-lyon-alerte.example"): how look-alike domains are made."""
     parts = [p for p in s.registered.split("-") if p]
-    bait = [p for p in parts if p in BAIT_WORDS]
+    bait = [p for p in parts if p in scam_cues().bait_words]
     if len(parts) > 1 and bait:
         return f"look-alike service domain {s.domain} (\u201c{bait[0]}\u201d glued to a name)"
     return None
@@ -586,8 +605,9 @@ def bait_domain(s: Sender) -> str | None:
 def new_number_scam(text: str) -> str | None:
     """A chat message that says it comes from a new number and asks for money: the scam
     of someone posing as family. ``text`` is folded."""
-    new_number = NEW_NUMBER.search(text)
-    if new_number and MONEY.search(text):
+    cues = scam_cues()
+    new_number = cues.new_number.search(text)
+    if new_number and cues.money.search(text):
         return f"a \u201c{new_number.group(0)}\u201d asking for money"
     return None
 
@@ -598,11 +618,12 @@ def phishing(e: Event, s: Sender, text: str) -> str | None:
     scam = PHISHING_TEXT.search(text)
     if scam:
         return f"asks for {scam.group(0)}"
-    gift = GIFT_CARDS.search(text)
+    cues = scam_cues()
+    gift = cues.gift_cards.search(text)
     if gift and (ASKS.search(text) or "?" in text):
         return f"asks for {gift.group(0)}"
     fake = lookalike(s) or bait_domain(s)
-    if fake and (PAYMENT_REQUEST.search(text) or CREDENTIALS.search(text)):
+    if fake and (PAYMENT_REQUEST.search(text) or cues.credentials.search(text)):
         return fake
     return None
 

@@ -22,7 +22,7 @@ from engine.triage.classifier.text import fold
 LANGUAGES = ("en", "es", "de", "fr", "pt", "it")
 """The supported languages, by ISO 639-1 code: each has a data file here."""
 
-PHRASE_TABLES = ("answers", "predicates", "definitions", "headings", "scam", "clauses")
+PHRASE_TABLES = ("answers", "predicates", "definitions", "headings", "scam", "clauses", "amounts")
 PHRASE_KEYS = {
     "answers": ("notify", "never"),
     "predicates": ("notify_end", "never_end", "notify_start", "never_start"),
@@ -30,6 +30,7 @@ PHRASE_KEYS = {
     "headings": ("never", "always", "notify", "title"),
     "scam": ("gift_cards", "new_number", "money", "credentials", "domain_words"),
     "clauses": ("widening",),
+    "amounts": ("over", "under", "words", "currencies"),
 }
 
 

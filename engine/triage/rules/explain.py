@@ -334,6 +334,10 @@ def describe(m: Match) -> str:
         parts.append(f"for {m.min_people} people or more")
     if m.max_people is not None:
         parts.append(f"for {m.max_people} people or fewer")
+    if m.min_amount is not None:
+        parts.append(f"naming an amount over {m.min_amount:,}")
+    if m.max_amount is not None:
+        parts.append(f"naming amounts under {m.max_amount:,} only")
     if m.within is not None:
         parts.append(describe_window(m.within))
     return " ".join(parts) if parts else "anything"

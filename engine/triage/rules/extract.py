@@ -26,8 +26,9 @@ from functools import lru_cache
 from typing import Any
 
 from engine.triage.classifier import fold, words
+from engine.triage.classifier.amounts import limit_in
 from engine.triage.classifier.text import fold_with_map, language
-from engine.triage.language import function_words, identity_words
+from engine.triage.language import function_words, identity_words, phrase_pattern
 from engine.triage.rules.kindwords import KIND_WORDS, is_kind_word
 from engine.triage.rules.match import Match
 from engine.triage.rules.names import VOCAB, example_list, is_german, name_list
@@ -891,6 +892,18 @@ def far_ahead(text: str) -> Extracted:
     ]
 
 
+def amount_limit(text: str) -> Extracted:
+    """ "invoices over 300 euros", "solo si el importe pasa de trescientos euros": messages
+    that name an amount over (or under) it."""
+    low, origin = fold_with_map(text)
+    limit = limit_in(low)
+    if limit is None:
+        return Match(), text
+    start, end = origin[limit.span[0]], origin[limit.span[1] - 1] + 1
+    found = Match(min_amount=limit.amount) if limit.over else Match(max_amount=limit.amount)
+    return found, text[:start] + " " + text[end:]
+
+
 def _unit(unit: str) -> timedelta:
     if unit.startswith("m"):
         return timedelta(minutes=1)
@@ -1161,6 +1174,7 @@ def parse_fragment(
         found, text = _step(found, literal(text))
     notes, text = asides(text)
     found, text = _step(found, far_ahead(text))
+    found, text = _step(found, amount_limit(text))
     found, text = _step(found, wanting(text))
     for phrase in (subject_in_capitals, named_chat):
         found, text = _step(found, phrase(text))
@@ -1256,6 +1270,10 @@ def unread_words(left: str, found: Match) -> tuple[str, ...]:
 
 
 _SAID_WITH: tuple[tuple[str, Callable[[Match], bool]], ...] = (
+    (
+        phrase_pattern("amounts.words"),
+        lambda m: m.min_amount is not None or m.max_amount is not None,
+    ),
     (
         r"\b(?:subject(?: line)?|title|asunto|betreff|objet|assunto|oggetto|titolo)\b",
         lambda m: bool(m.subject_phrases),

@@ -17,6 +17,7 @@ from engine.triage.classifier import (
     is_video_call,
     words,
 )
+from engine.triage.classifier.amounts import amounts_in
 from engine.triage.classifier.text import domain_of, language
 from engine.triage.rules.vocab import FAMILY_NAMES, STOP
 
@@ -92,6 +93,8 @@ class Match:
     in_person: bool | None = None
     video: bool | None = None
     min_people: int | None = None
+    min_amount: int | None = None  # names an amount of money over this ("over 300 €")
+    max_amount: int | None = None  # names one, and none over this ("under 50 €")
     max_people: int | None = None
     within: Window | None = None  # the tick's time is inside this window
     anything: bool = False
@@ -194,9 +197,19 @@ class Match:
             kinds.party_size is None or kinds.party_size > self.max_people
         ):
             return False
+        if not self._amount(e):
+            return False
         if self.within is not None and not self.within.contains(now):
             return False
         return self._calendar(e, now)
+
+    def _amount(self, e: Event) -> bool:
+        if self.min_amount is None and self.max_amount is None:
+            return True
+        said = amounts_in(fold(f"{e.subject or ''}\n{e.text}"))
+        if self.min_amount is not None and not any(a > self.min_amount for a in said):
+            return False
+        return self.max_amount is None or (bool(said) and max(said) < self.max_amount)
 
     def _people(self, e: Event, kinds: Classification) -> bool:
         """Group or direct chat, mentions, a person writing directly, asking something."""
