@@ -126,6 +126,7 @@ def _custom_reason(rule: CompiledRule, ok: bool) -> str:
 
 
 DROPPED_KINDS: tuple[str, ...] = (
+    "auto_reply",
     "promotion",
     "newsletter",
     "mailing_list",

@@ -215,3 +215,54 @@ def test_a_new_number_without_money_is_no_scam():
 )
 def test_scams_are_told_by_what_they_ask_and_where_from(sender: dict, text: str, scam: bool):
     assert classify(make_event(sender=sender, subject="Hello", text=text)).has("phishing") is scam
+
+
+# kinds that are language data: automatic replies, sign-in codes ------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        ("Out-of-office replies", "auto_reply"),
+        ("Respuestas automáticas de «fuera de la oficina».", "auto_reply"),
+        ("Abwesenheitsnotizen", "auto_reply"),
+        ("Login codes and 2FA codes: no.", "login_code"),
+        ("Codici di verifica", "login_code"),
+    ],
+)
+def test_a_data_kind_is_read_in_each_language(line: str, kind: str):
+    (rule,) = compile_rules_text(f"## Never notify\n- {line}\n")
+    assert rule.understood, rule.unread
+    assert rule.scope.kinds == {kind}
+
+
+@pytest.mark.parametrize(
+    ("subject", "headers", "kind"),
+    [
+        ("Automatic reply: Q3 numbers", {}, "auto_reply"),
+        ("Abwesenheitsnotiz: Angebot", {}, "auto_reply"),
+        ("Re: invoice", {"Auto-Submitted": "auto-replied"}, "auto_reply"),
+        ("Your verification code is 481 223", {}, "login_code"),
+        ("Tu código de verificación", {}, "login_code"),
+    ],
+)
+def test_a_data_kind_is_told_from_the_message(subject: str, headers: dict, kind: str):
+    assert classify(make_event(subject=subject, headers=headers, text="Hello")).has(kind)
+
+
+def test_an_exclusion_without_a_comma_is_not_read_as_more_of_the_line():
+    (rule,) = compile_rules_text(
+        "## Always notify\n- Anything from my manager Dana Whitfield: important, but not her "
+        "out-of-office auto replies.\n"
+    )
+    assert rule.understood
+    assert "auto_reply" not in rule.scope.kinds
+    assert any("auto_reply" in x.kinds for x in rule.exclusions)
+
+
+@pytest.mark.parametrize("answer", ["always tell me", "always tell me, whoever sends them"])
+def test_an_answer_of_several_words_keeps_the_topic(answer: str):
+    (rule,) = compile_rules_text(
+        f"## Always notify\n- Emails regarding my visa application: {answer}\n"
+    )
+    assert rule.understood and "visa" in rule.scope.topics

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Final, Literal
 
 from engine.events import Event
@@ -58,6 +59,8 @@ Kind = Literal[
     "organisation",
     "group_chatter",
     "noreply",
+    "auto_reply",
+    "login_code",
 ]
 
 KIND_NAMES: Final[dict[str, str]] = {
@@ -100,6 +103,8 @@ KIND_NAMES: Final[dict[str, str]] = {
     "organisation": "written from a company's or an office's address",
     "group_chatter": "a group message that does not name the user",
     "noreply": "sent from a no-reply address",
+    "auto_reply": "automatic replies (out of office)",
+    "login_code": "sign-in and verification codes",
 }
 
 GENERIC: Final[frozenset[str]] = frozenset({"automated", "bulk", "account", "bot"})
@@ -296,6 +301,25 @@ def _asks(text: str, found: _Found) -> None:
     found.add("urgent", _said(lx.URGENT, text, "text"))
 
 
+@cache
+def _data_cues() -> dict[str, re.Pattern[str]]:
+    """The cues of the kinds that are language data alone (``engine.triage.language``), read
+    on first use (the data is folded with this package's ``fold``)."""
+    from engine.triage.language import DATA_KINDS, phrase_pattern
+
+    return {k: re.compile(phrase_pattern(f"kinds.{k}_cues")) for k in DATA_KINDS}
+
+
+def _data_kinds(e: Event, subject: str, body: str, found: _Found) -> None:
+    cues = _data_cues()
+    if fold(e.headers.get("Auto-Submitted")) == "auto-replied" or e.headers.get("X-Autoreply"):
+        found.add("auto_reply", "an automatic reply (its headers say so)")
+    for kind, pattern in cues.items():
+        m = pattern.search(subject) or pattern.search(body[:400])
+        if m:
+            found.add(kind, f"says \u201c{m.group(0)}\u201d")
+
+
 def _email(e: Event, found: _Found) -> None:
     s = sg.Sender.of(e)
     subject, body = fold(e.subject), fold(e.text)
@@ -303,6 +327,7 @@ def _email(e: Event, found: _Found) -> None:
     _sender(e, s, labels, found)
     for kind, cues in CONTENT:
         found.add(kind, _cue(cues, subject, body))
+    _data_kinds(e, subject, body, found)
     if not found.has("person"):
         found.add("newsletter", _said(NEWS_NAME, fold(s.name), "the sender's name"))
     travel = _said(lx.TRAVEL.anywhere, f"{subject}\n{body}", "text")

@@ -22,7 +22,7 @@ from engine.triage.classifier.text import fold
 LANGUAGES = ("en", "es", "de", "fr", "pt", "it")
 """The supported languages, by ISO 639-1 code: each has a data file here."""
 
-PHRASE_TABLES = ("answers", "predicates", "definitions", "headings", "scam", "clauses", "amounts")
+PHRASE_TABLES = ("answers", "predicates", "definitions", "headings", "scam", "clauses", "amounts", "kinds")
 PHRASE_KEYS = {
     "answers": ("notify", "never"),
     "predicates": ("notify_end", "never_end", "notify_start", "never_start"),
@@ -31,7 +31,10 @@ PHRASE_KEYS = {
     "scam": ("gift_cards", "new_number", "money", "credentials", "domain_words"),
     "clauses": ("widening",),
     "amounts": ("over", "under", "words", "currencies"),
+    "kinds": ("auto_reply_cues", "auto_reply_words", "login_code_cues", "login_code_words"),
 }
+DATA_KINDS = ("auto_reply", "login_code")
+"""Kinds whose message cues and rule words are the language data's alone (``kinds``)."""
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,7 @@ SENTENCE_EXCLUSIONS = (
 INLINE_EXCLUSIONS = (
     rf"\((?:[^()]*,\s*)?{_NOT}\s+(?P<x>[^()]+)\)",
     rf",\s*{_NOT}\s+(?P<x>[^,;.()]+)",
+    r"\b(?:but not|pero no|aber nicht|mais pas|mas nao|ma non)\s+(?P<x>[^,;.()]+)",
     r"\b(?:that|which|who) (?:are|is) not (?P<x>[^,;.()]+)",
     r"\b(?:that|which|who) (?:isn'?t|aren'?t) (?:an? )?(?P<x>[^,;.()]+)",
     r"\b(?:unless|except(?: for)?|excepto|salvo|menos|a menos que|a no ser que|ausser|"

@@ -39,7 +39,7 @@ from engine.clock import CLOCK, rule_clock_time
 from engine.events import Event
 from engine.tasks import one_line
 from engine.triage.classifier import Classification, fold, words
-from engine.triage.language import function_words, identity_words
+from engine.triage.language import DATA_KINDS, function_words, identity_words
 from engine.triage.rules.clauses import Parts, sentences, take_apart
 from engine.triage.rules.decision import Decision, read_decision
 from engine.triage.rules.extract import (
@@ -52,7 +52,7 @@ from engine.triage.rules.extract import (
     sources,
 )
 from engine.triage.rules.identity import chat_scope
-from engine.triage.rules.kindwords import is_kind_word
+from engine.triage.rules.kindwords import KIND_WORDS, is_kind_word
 from engine.triage.rules.match import Match, Window
 from engine.triage.rules.names import VOCAB, is_german
 from engine.triage.rules.parse import ALWAYS, NEVER, Rule, Section, parse_rules
@@ -402,6 +402,9 @@ NOTHING_READ = "I can't tell which events this line is about"
 def _problem(rule_text: str, scope: Match, *conditions: Match) -> str | None:
     """Why a line cannot be applied as written, or None."""
     low = fold(rule_text)
+    for entry in KIND_WORDS:  # "fuera de la oficina" names automatic replies, not a place
+        if entry.kinds <= set(DATA_KINDS):
+            low = entry.pattern.sub(" ", low)
     place = PLACE.search(low)
     if place:
         return (

@@ -88,8 +88,8 @@ _EXCEPT = (
 )
 _TAIL = rf"(?:[\s,;]+(?P<tail>{_EXCEPT}\b.*?))?"
 _WIDEN = (
-    r"(?:\s*,?\s*(?:even|including|meme|aunque|incluso|auch|selbst|anche|perfino|mesmo|ate)"
-    r"\b[^.;]*?)?"
+    r"(?:\s*,?\s*(?:(?:even|including|meme|aunque|incluso|auch|selbst|anche|perfino|mesmo|ate)\b"
+    rf"|{phrase_pattern('clauses.widening')})[^.;]*?)?"
 )
 _ONLY_WHEN = (
     r"(?:only|solo|solamente|unicamente|seulement|uniquement|nur|somente|apenas|soltanto)\s+"

@@ -221,6 +221,7 @@ def quoted(text: str) -> Extracted:
     subject_phrases: list[str] = []
     chats: list[str] = []
     names: list[str] = []
+    kinds_quoted: list[str] = []
     for q1, q2 in QUOTED.findall(text):
         q = q1 or q2
         at = low.find(fold(q))
@@ -233,8 +234,12 @@ def quoted(text: str) -> Extracted:
             after[:25] + " " + before[-12:],
         ):
             chats.append(q)
+        elif any(k.pattern.fullmatch(fold(q).strip()) for k in KIND_WORDS):
+            kinds_quoted.append(q)  # «fuera de la oficina»: a kind in quotes, read as one
         else:
             names.append(q)
+    for q in kinds_quoted:
+        text = re.sub(rf"[\"“”„«»‘’']{re.escape(q)}[\"“”„«»‘’']", f" {q} ", text)
     described: list[str] = []
     for name in names:
         said, text = _apposition(text, name)
@@ -463,7 +468,6 @@ def kind_words(text: str, german: bool | None = None) -> Extracted:
             continue
         spans: list[tuple[int, int]] = []
         spans_low: list[int] = []
-        in_who = False
         for m in entry.pattern.finditer(low):
             if not m.group(0).strip():
                 continue
@@ -476,9 +480,10 @@ def kind_words(text: str, german: bool | None = None) -> Extracted:
                 continue
             spans.append((start, end))
             spans_low.append(m.start())
-            in_who = in_who or any(a <= start < b for a, b in who)
         if not spans:
             continue
+        # "emails from CI systems": every mention is where the line says who sends
+        in_who = all(any(a <= start < b for a, b in who) for start, _ in spans)
         if entry.role == "what" and in_who and "person" not in entry.kinds:
             senders |= entry.kinds  # "emails from CI systems": who sends them
         elif entry.role == "what":

@@ -31,8 +31,20 @@ def _w(role: Role, kinds: str, *phrases: str) -> list[KindWord]:
     return [KindWord(rx, frozenset(kinds.split()), role)]
 
 
+def _from_data() -> list[KindWord]:
+    """The rule words of the kinds that are language data alone ("out-of-office replies",
+    "Einmalcodes zum Anmelden")."""
+    from engine.triage.language import DATA_KINDS, phrase_pattern
+
+    return [
+        KindWord(re.compile(phrase_pattern(f"kinds.{k}_words")), frozenset({k}), "what")
+        for k in DATA_KINDS
+    ]
+
+
 # Order matters: the first phrases read take their words out of the line.
 KIND_WORDS: list[KindWord] = [
+    *_from_data(),
     *_w(
         "what",
         "billing_problem",
