@@ -22,7 +22,16 @@ from engine.triage.classifier.text import fold
 LANGUAGES = ("en", "es", "de", "fr", "pt", "it")
 """The supported languages, by ISO 639-1 code: each has a data file here."""
 
-PHRASE_TABLES = ("answers", "predicates", "definitions", "headings", "scam", "clauses", "amounts", "kinds")
+PHRASE_TABLES = (
+    "answers",
+    "predicates",
+    "definitions",
+    "headings",
+    "scam",
+    "clauses",
+    "amounts",
+    "kinds",
+)
 PHRASE_KEYS = {
     "answers": ("notify", "never"),
     "predicates": ("notify_end", "never_end", "notify_start", "never_start"),
