@@ -266,3 +266,41 @@ def test_an_answer_of_several_words_keeps_the_topic(answer: str):
         f"## Always notify\n- Emails regarding my visa application: {answer}\n"
     )
     assert rule.understood and "visa" in rule.scope.topics
+
+
+# how sentences say their decision --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "section", "reading"),
+    [
+        ("Keep Yelp notifications away from me.", "never", "Yelp"),
+        ('The "your order has shipped" emails I can live without.', "never", "shipped"),
+        ("Wave Riders Aquatics I want to hear from no matter what.", "always", "Wave Riders"),
+        ("Anything from Dana Okafor should come through right away.", "always", "Dana Okafor"),
+        ("Meeting invites from sales reps: never, I'll book those myself.", "never", "invitations"),
+        (
+            "Orders from Pinecrest Supply matter only when a payment failed.",
+            "custom",
+            "Pinecrest",
+        ),
+    ],
+)
+def test_a_sentence_says_its_decision_around_its_subject(line: str, section: str, reading: str):
+    (rule,) = compile_rules_text(f"{line}\n")
+    assert rule.rule.section == section
+    assert rule.understood, rule.unread
+    from engine.triage.rules.explain import explain_rule
+
+    assert reading in explain_rule(rule).sentence
+
+
+def test_two_decided_halves_of_a_sentence_are_two_rules_but_the_rest_is_not():
+    two = compile_rules_text(
+        "Orders from Pinecrest Supply: always; the routine shipping emails I can live without.\n"
+    )
+    assert [r.rule.section for r in two] == ["always", "never"]
+    one = compile_rules_text(
+        "Client feedback: notify me only when it mentions a deadline; the rest can wait.\n"
+    )
+    assert len(one) == 1

@@ -34,7 +34,17 @@ PHRASE_TABLES = (
 )
 PHRASE_KEYS = {
     "answers": ("notify", "never"),
-    "predicates": ("notify_end", "never_end", "notify_start", "never_start"),
+    "predicates": (
+        "notify_end",
+        "never_end",
+        "notify_start",
+        "never_start",
+        "intensifiers",
+        "notify_only_when",
+        "notify_frames",
+        "never_frames",
+        "reasons",
+    ),
     "definitions": ("means", "articles", "possessives"),
     "headings": ("never", "always", "notify", "title"),
     "scam": ("gift_cards", "new_number", "money", "credentials", "domain_words"),

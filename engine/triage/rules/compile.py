@@ -366,7 +366,8 @@ NAMED_ROLES = re.compile(
 )
 PLACE = re.compile(
     r"\b(?:outside|away from|not at|fuera de|ausserhalb|en dehors d[eu]|hors d[eu]|fora d[aoe]|"
-    r"fuori d[aei])\s+(?:the\s+|la\s+|el\s+|der\s+|dem\s+|le\s+|a\s+|o\s+|il\s+)?(\w+)",
+    r"fuori d[aei])\s+(?:the\s+|la\s+|el\s+|der\s+|dem\s+|le\s+|a\s+|o\s+|il\s+)?"
+    r"(?!(?:me|us|mich|uns|moi|nous|mi|mim|noi)\b)(\w+)",
     re.I,
 )
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from engine.triage.classifier.text import fold_with_map
-from engine.triage.language import phrase_pattern
+from engine.triage.language import phrase_pattern, phrases
 from engine.triage.rules.sections import ALWAYS, CUSTOM, NEVER, Section
 
 NEG: Final = (
@@ -86,7 +86,7 @@ _EXCEPT = (
     r"seulement si|a nao ser que|menos quando|exceto|mas so (?:se|quando)|so se|"
     r"tranne(?: quando| se)?|a meno che|ma solo (?:se|quando)|solo se)"
 )
-_TAIL = rf"(?:[\s,;]+(?P<tail>{_EXCEPT}\b.*?))?"
+_TAIL = rf"(?:(?:[\s,;]|\s[—–-]{{1,2}})+(?P<tail>{_EXCEPT}\b.*?))?"
 _WIDEN = (
     r"(?:\s*,?\s*(?:(?:even|including|meme|aunque|incluso|auch|selbst|anche|perfino|mesmo|ate)\b"
     rf"|{phrase_pattern('clauses.widening')})[^.;]*?)?"
@@ -102,6 +102,10 @@ _TELL = (
     r"(?:so |apenas )?quero saber|je (?:ne )?veux (?:seulement )?savoir|ich will (?:nur )?wissen|"
     r"voglio (?:solo )?sapere)"
 )
+_INTENSIFY = rf"(?:\s*,?\s*{phrase_pattern('predicates.intensifiers')})*"
+"""Words after a decision that change nothing: "should come through right away"."""
+_REASON = rf"(?:\s*[,;:—–-]+\s*{phrase_pattern('predicates.reasons')}[^.;]*)?"
+"""Why, after the decision: "…: never, I'll book those myself"."""
 CONDITION_ANSWER = re.compile(rf"\s*(?::|\s[—–-]{{1,2}})\s*{_ONLY_WHEN}\s+(?P<cond>.+?){_END}")
 TOLD_ONLY_WHEN = re.compile(
     rf"[\s,:]+{_TELL}\s+(?:(?:de|about|sobre)\s+\S+\s+)?{_ONLY_WHEN}\s+(?P<cond>.+?){_END}"
@@ -111,14 +115,39 @@ TOLD_WHEN = re.compile(
     rf"(?P<w>quando|cuando|when|quand|wenn|se|si|if)\s+(?P<cond>.+?){_END}"
 )
 ANSWER_NOTIFY = re.compile(
-    rf"\s*(?::|\s[—–-]{{1,2}})\s*(?:{phrase_pattern('answers.notify')}){_WIDEN}{_TAIL}{_END}"
+    rf"\s*(?::|\s[—–-]{{1,2}})\s*(?:{phrase_pattern('answers.notify')}){_INTENSIFY}{_WIDEN}"
+    rf"{_REASON}{_TAIL}{_END}"
 )
 ANSWER_NEVER = re.compile(
-    rf"\s*(?::|\s[—–-]{{1,2}})\s*(?:{phrase_pattern('answers.never')}){_WIDEN}{_TAIL}{_END}"
+    rf"\s*(?::|\s[—–-]{{1,2}})\s*(?:{phrase_pattern('answers.never')}){_WIDEN}{_REASON}{_TAIL}"
+    rf"{_END}"
 )
 END_NOTIFY = re.compile(
-    rf"[\s,:]+(?:{phrase_pattern('predicates.notify_end')}){_WIDEN}{_TAIL}{_END}"
+    rf"[\s,:]+(?:{phrase_pattern('predicates.notify_end')}){_INTENSIFY}{_WIDEN}{_TAIL}{_END}"
 )
+ONLY_WHEN = re.compile(
+    rf"[\s,:]+(?:{phrase_pattern('predicates.notify_only_when')})\s+(?P<cond>.+?){_END}"
+)
+""" "Orders from Pinecrest matter only when something I ordered is delayed"."""
+
+
+def _frames(key: str) -> list[re.Pattern[str]]:
+    """A frame around the line's subject: "keep {} away from me", "{} I can live without"."""
+    out = []
+    for frame in phrases(key):
+        before, _, after = frame.partition("{}")
+        lead = rf"^\s*(?:and\s+)?{_words(before)}\s+" if before.strip() else r"^\s*"
+        tail = rf"[\s,]+{_words(after)}" if after.strip() else ""
+        out.append(re.compile(rf"{lead}(?P<subject>.+?){tail}(?P<rest>(?![\w'-]).*)$"))
+    return out
+
+
+def _words(phrase: str) -> str:
+    return r"\s+".join(re.escape(w) for w in phrase.split()).replace("'", "['’]?")
+
+
+NOTIFY_FRAMES = _frames("predicates.notify_frames")
+NEVER_FRAMES = _frames("predicates.never_frames")
 _UNTIL = (
     r"(?:\s+(?:until|till|a que|hasta que|bis|jusqu'?a ce que|jusqu'?a|ate que|ate|finche|"
     r"fino a)\b[^.;]*?)?"
@@ -146,7 +175,15 @@ def canonical(text: str) -> str:
             return ""
         return " " + text[origin[m.start("tail")] : origin[m.end("tail") - 1] + 1]
 
-    for pattern in (CONDITION_ANSWER, TOLD_ONLY_WHEN, TOLD_WHEN):
+    framed = ((NEVER_FRAMES, "never notify me about"), (NOTIFY_FRAMES, "notify me about"))
+    for frames, lead in framed:
+        for frame in frames:
+            m = frame.match(low)
+            if m and m.group("subject").strip():
+                subject = text[origin[m.start("subject")] : origin[m.end("subject") - 1] + 1]
+                rest = text[origin[m.start("rest")] :] if m.group("rest").strip() else ""
+                return f"{lead} {subject.strip(' ,')}{_excepted(rest, lead)}"
+    for pattern in (CONDITION_ANSWER, TOLD_ONLY_WHEN, TOLD_WHEN, ONLY_WHEN):
         m = pattern.search(low)
         if m and m.start() > 0:  # "Clients: only if …", "Del banco avísame solo si …"
             cond = text[origin[m.start("cond")] : origin[m.end("cond") - 1] + 1]

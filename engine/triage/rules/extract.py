@@ -236,6 +236,8 @@ def quoted(text: str) -> Extracted:
             chats.append(q)
         elif any(k.pattern.fullmatch(fold(q).strip()) for k in KIND_WORDS):
             kinds_quoted.append(q)  # «fuera de la oficina»: a kind in quotes, read as one
+        elif _said_in_a_message(q):
+            subject_phrases.append(q)  # "your order has shipped": what the message says
         else:
             names.append(q)
     for q in kinds_quoted:
@@ -251,6 +253,19 @@ def quoted(text: str) -> Extracted:
         described=tuple(described),
     )
     return found, QUOTED.sub(_addresses_in_quotes, text)
+
+
+SECOND_PERSON = re.compile(
+    r"\b(?:you|your|tu|tus|te|dein|deine|ihr|ihre|votre|vos|ton|ta|seu|sua|tuo|tua)\b"
+)
+
+
+def _said_in_a_message(quote: str) -> bool:
+    """A quoted sentence, not a name: three or more words, lower case, or speaking to the
+    reader ("your order has shipped", "Ihre Bestellung ist unterwegs")."""
+    tokens = quote.split()
+    lower = sum(1 for t in tokens if t[:1].islower())
+    return len(tokens) >= 3 and (lower >= 2 or bool(SECOND_PERSON.search(fold(quote))))
 
 
 APPOSITION_WORD = re.compile(r"([^\W\d][\w'’-]*)[\s(]*$")
@@ -336,7 +351,8 @@ def domains(text: str) -> Extracted:
 
 
 ROLE_ASIDE = re.compile(
-    r"\b((?:my|mi|mis|meine[nr]?|mes|mon|ma|meus|minhas?|meu|miei|mie|mio|mia)\s+\w+)\s*"
+    r"\b((?:my|our|mi|mis|nuestr[oa]s?|meine[nr]?|unser[en]?|mes|mon|ma|notre|nos|meus|minhas?|"
+    r"meu|nosso|nossa|miei|mie|mio|mia|nostr[oa])\s+\w+)\s*"
     r"\(([^()]*)\)",
     re.I,
 )

@@ -54,6 +54,8 @@ KIND_WORDS: list[KindWord] = [
         r"(?:failed|declined|unsuccessful|bounced|returned|rejected) (?:card )?"
         r"(?:payments?|charges?|card charges?|direct debits?)",
         r"(?:a )?card declined",
+        r"(?:a |the )?(?:card )?payments? (?:has |have |was |were |is |gets? )?(?:failed|declined|"
+        r"bounced|rejected)",
         r"declined (?:credit )?cards?",
         r"(?:overdue|unpaid|past[- ]due) (?:invoices?|bills?|payments?|rent)",
         r"dunning",
@@ -371,6 +373,7 @@ KIND_WORDS: list[KindWord] = [
         "what",
         "sales",
         r"sales outreach",
+        r"sales ?(?:reps?|representatives?|people)",
         r"cold (?:e-?mails?|outreach|pitches)",
         r"partnership (?:pitches|requests|offers|proposals)",
         r"partnerships?",
@@ -385,6 +388,8 @@ KIND_WORDS: list[KindWord] = [
         "what",
         "social",
         r"social (?:networks?|media)(?: notifications?)?",
+        r"social (?:tab|category)",  # Gmail's Social tab
+        r"social notifications?",
         r"redes sociales",
         r"soziale (?:netzwerke|medien)",
         r"reseaux sociaux",
@@ -473,6 +478,7 @@ KIND_WORDS: list[KindWord] = [
         "what",
         "mailing_list",
         r"(?:mailing|discussion|e-?mail) lists?",
+        r"forums?(?: tab| category)?",  # Gmail's Forums tab
         r"listas de (?:correo|distribucion)",
         r"mailinglisten",
         r"listes de diffusion",

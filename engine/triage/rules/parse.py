@@ -19,8 +19,8 @@ from dataclasses import dataclass, field, replace
 
 from engine.triage.classifier import fold
 from engine.triage.language import phrase_pattern
-from engine.triage.rules.clauses import sentences
-from engine.triage.rules.decision import line_section
+from engine.triage.rules.clauses import CATCH_ALL, sentences
+from engine.triage.rules.decision import OTHERWISE, line_section
 from engine.triage.rules.definitions import Definition, read_definition, with_definitions
 from engine.triage.rules.sections import ALWAYS, CUSTOM, NEVER, Section
 
@@ -212,6 +212,13 @@ CONTRAST = re.compile(
 def _contrasted(sentence: str) -> list[str]:
     """ "Newsletters can wait, but anything from Tomas is important": two clauses, each
     with its own decision, are two rules; otherwise the sentence stays whole."""
+    # "…; the rest can wait" is the first clause's own otherwise, not a rule of its own
+    halves = [h.strip() for h in sentence.split(";")]
+    own = len(halves) > 1 and not any(
+        CATCH_ALL.search(fold(h)) or re.match(OTHERWISE, fold(h)) for h in halves[1:]
+    )
+    if own and all(h and line_section(h) is not None for h in halves):
+        return halves  # "X matter only when …; the routine ones I can live without."
     parts = CONTRAST.split(sentence)
     if len(parts) < 2:
         return [sentence]
