@@ -250,7 +250,7 @@ _NEGATIVE = re.compile(
     r"niemals|ignoriere|ignorieren|jamais|ignorer|mai|ignorare|non)\b",
     re.I,
 )
-_ONLY = r"(?:only|solo|nur|seulement|uniquement|somente|apenas)"
+_ONLY = r"(?:only|solo|nur|seulement|uniquement|somente|apenas|so(?=\s+(?:se|quando)\b))"
 _ONLY_VERB = (
     r"(?:notify|tell|alert|ping|show|let|send|bother|interrupt|avisame|avisarme|avisa|"
     r"notificame|notifica|dime|benachrichtige|benachrichtigen|melde|informiere|previens|"

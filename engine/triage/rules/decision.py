@@ -92,7 +92,7 @@ _WIDEN = (
     rf"|{phrase_pattern('clauses.widening')})[^.;]*?)?"
 )
 _ONLY_WHEN = (
-    r"(?:only|solo|solamente|unicamente|seulement|uniquement|nur|somente|apenas|soltanto)\s+"
+    r"(?:only|solo|solamente|unicamente|seulement|uniquement|nur|somente|apenas|soltanto|so)\s+"
     r"(?:if|when|si|quand|lorsque|cuando|wenn|falls|se|quando)"
 )
 _TELL = (
