@@ -81,6 +81,7 @@ _NEGATION = r"(?:never|not|no|don'?t|do not|nie|nicht|nunca|jamais|pas|mai|non|n
 _END = r"\s*[.!]*\s*$"
 _EXCEPT = (
     r"(?:unless|except(?: when| if)?|but not|but only (?:if|when)|only if|only when|a menos que|"
+    r"but yes (?:if|when)|pero si (?:si|cuando)|aber ja,? wenn|mais oui si|mas sim se|ma si se|"
     r"salvo(?: que| cuando| si)?|excepto|pero solo (?:si|cuando)|solo si|es sei denn|"
     r"ausser(?: wenn)?|aber nur wenn|nur wenn|sauf(?: si| quand)?|mais seulement (?:si|quand)|"
     r"seulement si|a nao ser que|menos quando|exceto|mas so (?:se|quando)|so se|"
@@ -114,8 +115,9 @@ TOLD_WHEN = re.compile(
     rf"[\s,:]+(?:(?:so|solo|only|seulement|nur|apenas)\s+)?{_TELL}\s+"
     rf"(?P<w>quando|cuando|when|quand|wenn|se|si|if)\s+(?P<cond>.+?){_END}"
 )
+_YES = phrase_pattern("answers.notify")
 ANSWER_NOTIFY = re.compile(
-    rf"\s*(?::|\s[—–-]{{1,2}})\s*(?:{phrase_pattern('answers.notify')}){_INTENSIFY}{_WIDEN}"
+    rf"\s*(?::|\s[—–-]{{1,2}})\s*(?:{_YES})(?:\s*,?\s*(?:{_YES}))*{_INTENSIFY}{_WIDEN}"
     rf"{_REASON}{_TAIL}{_END}"
 )
 ANSWER_NEVER = re.compile(
@@ -213,7 +215,8 @@ def canonical(text: str) -> str:
 
 
 _NOTIFY_EXCEPT = (
-    r"(?:unless|except(?: when| if)?|salvo(?: que| cuando| si)?|excepto|es sei denn|"
+    r"(?:unless|except(?: when| if)?|but yes (?:if|when)|pero si (?:si|cuando)|aber ja,? wenn|"
+    r"mais oui si|mas sim se|ma si se|salvo(?: que| cuando| si)?|excepto|es sei denn|"
     r"ausser(?: wenn)?|sauf(?: si| quand)?|a nao ser que|menos quando|menos cuando|exceto|"
     r"tranne(?: quando| se)?|a meno che)"
 )

@@ -344,10 +344,122 @@ def phones(text: str) -> Extracted:
     return Match(addresses=found), PHONE.sub(" ", text)
 
 
+GENERIC_TLDS = frozenset(
+    [
+        "com",
+        "org",
+        "net",
+        "edu",
+        "gov",
+        "mil",
+        "int",
+        "info",
+        "biz",
+        "name",
+        "pro",
+        "io",
+        "ai",
+        "app",
+        "dev",
+        "co",
+        "me",
+        "tv",
+        "cc",
+        "ly",
+        "fm",
+        "gg",
+        "xyz",
+        "online",
+        "site",
+        "shop",
+        "store",
+        "tech",
+        "cloud",
+        "email",
+        "help",
+        "link",
+        "page",
+        "blog",
+        "news",
+        "life",
+        "live",
+        "world",
+        "today",
+        "agency",
+        "studio",
+        "design",
+        "digital",
+        "media",
+        "group",
+        "company",
+        "team",
+        "work",
+        "works",
+        "solutions",
+        "services",
+        "global",
+        "network",
+        "systems",
+        "software",
+        "academy",
+        "school",
+        "health",
+        "care",
+        "law",
+        "legal",
+        "finance",
+        "bank",
+        "money",
+        "travel",
+        "events",
+        "photo",
+        "photography",
+        "art",
+        "berlin",
+        "paris",
+        "london",
+        "nyc",
+        "tokyo",
+        "amsterdam",
+        "barcelona",
+        "madrid",
+        "wien",
+        "swiss",
+        "eus",
+        "cat",
+        "gal",
+        "asia",
+        "africa",
+        "lat",
+        "mobi",
+        "tel",
+        "coop",
+        "aero",
+        "museum",
+        "jobs",
+        "example",
+        "test",
+        "local",
+        "invalid",
+        "localhost",
+    ]
+)
+"""Top-level domains beside the two-letter country codes: "dott.ssa" is a title, not a
+domain."""
+
+
+def _a_domain(m: re.Match[str]) -> bool:
+    tld = m.group(1).rsplit(".", 1)[-1].lower()
+    return m.group(0).startswith("@") or len(tld) == 2 or tld in GENERIC_TLDS
+
+
 def domains(text: str) -> Extracted:
     """Domains: example.org, @example.org."""
-    found = tuple(fold(d) for d in DOMAIN.findall(text))
-    return Match(domains=found), DOMAIN.sub(" ", text)
+    hits = [m for m in DOMAIN.finditer(text) if _a_domain(m)]
+    found = tuple(fold(m.group(1)) for m in hits)
+    for m in reversed(hits):
+        text = text[: m.start()] + " " + text[m.end() :]
+    return Match(domains=found), text
 
 
 ROLE_ASIDE = re.compile(

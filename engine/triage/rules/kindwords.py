@@ -54,6 +54,7 @@ KIND_WORDS: list[KindWord] = [
         r"(?:failed|declined|unsuccessful|bounced|returned|rejected) (?:card )?"
         r"(?:payments?|charges?|card charges?|direct debits?)",
         r"(?:a )?card declined",
+        r"direct debits? (?:bounced|returned|failed|rejected)",
         r"(?:a |the )?(?:card )?payments? (?:has |have |was |were |is |gets? )?(?:failed|declined|"
         r"bounced|rejected)",
         r"declined (?:credit )?cards?",
