@@ -49,7 +49,7 @@ PROVIDERS_AND_OFFICES = {
 ORDINARY_WORDS = {
     "email", "list", "news", "work", "school", "travel", "weekly", "digest", "spam", "other",
     "watch", "imap", "delta", "medium", "messe", "servizi", "cartorio", "orange", "post",
-    "booking", "uber",
+    "booking", "uber", "bahn", "home",
 }  # fmt: skip
 """Words of the engine's vocabularies (or of its code) that are also a test domain's name."""
 

@@ -732,7 +732,8 @@ def place(low: str) -> Extracted:
 
 
 ANYTHING = (
-    r"\b(anything|everything|all (messages|notifications)|todo|cualquier cosa|algo|alles|"
+    r"\b(anything|everything|nothing(?: at all)?|all (messages|notifications)|todo|cualquier cosa|"
+    r"algo|alles|"
     r"irgendetwas|tout|n'importe quoi|tudo|qualquer coisa|qualsiasi cosa|tutto)\b"
 )
 
@@ -933,6 +934,25 @@ def far_ahead(text: str) -> Extracted:
     return Match(starts_after=min(n * _unit(unit), MAX_WITHIN)), text[: m.start()] + " " + text[
         m.end() :
     ]
+
+
+NAMED_THING = re.compile(
+    r"\b(?:for|on|in|about)\s+(?:the|our|my)\s+(?P<name>[\w][\w.-]*[\w])\s+"
+    r"(?:service|project|system|repo|repository|app|server|cluster|environment|site|product|"
+    r"branch|pipeline)\b",
+    re.I,
+)
+
+
+def named_thing(text: str) -> Extracted:
+    """ "alerts for the payments-api service", "builds on our atlas repo": the name of what
+    they are about, which the message names too."""
+    m = NAMED_THING.search(text)
+    if m is None or fold(m.group("name")) in STOP:
+        return Match(), text
+    said = words(m.group("name"))
+    found = Match(topics=said, topic_min=len(said))
+    return found, text[: m.start()] + " " + text[m.end() :]
 
 
 def amount_limit(text: str) -> Extracted:
@@ -1218,6 +1238,7 @@ def parse_fragment(
     notes, text = asides(text)
     found, text = _step(found, far_ahead(text))
     found, text = _step(found, amount_limit(text))
+    found, text = _step(found, named_thing(text))
     found, text = _step(found, wanting(text))
     for phrase in (subject_in_capitals, named_chat):
         found, text = _step(found, phrase(text))

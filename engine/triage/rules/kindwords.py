@@ -55,8 +55,11 @@ KIND_WORDS: list[KindWord] = [
         r"(?:payments?|charges?|card charges?|direct debits?)",
         r"(?:a )?card declined",
         r"direct debits? (?:bounced|returned|failed|rejected)",
-        r"(?:a |the )?(?:card )?payments? (?:has |have |was |were |is |gets? )?(?:failed|declined|"
-        r"bounced|rejected)",
+        r"(?:a |the |my |any )?(?:card )?(?:payment|payout|subscription|renewal)s?"
+        r"(?:(?:,\s*|\s+or\s+|\s+and\s+)(?:card )?(?:payment|payout|subscription|renewal)s?)*"
+        r"\s+(?:fails?|failed|bounces?|bounced|(?:is|are|gets?|was|were) declined)",
+        r"(?:a |the |my |any )?(?:card )?(?:payments?|transactions?|charges?) (?:has |have |was |"
+        r"were |is |are |gets? )?(?:failed|declined|bounced|rejected|refused)",
         r"declined (?:credit )?cards?",
         r"(?:overdue|unpaid|past[- ]due) (?:invoices?|bills?|payments?|rent)",
         r"dunning",

@@ -22,6 +22,12 @@ from engine.triage.classifier.text import domain_of, language
 from engine.triage.rules.vocab import FAMILY_NAMES, STOP
 
 
+def _same_chat(said: str, name: str) -> bool:
+    """A chat as a line names it and as WhatsApp names it: the same words, whatever emoji or
+    punctuation decorate it ("Cobalt BLR Fun" is "Cobalt BLR Fun 🎉")."""
+    return fold(said) == fold(name) or (bool(words(said)) and words(said) == words(name))
+
+
 def digits(text: str) -> str:
     return re.sub(r"\D", "", text)
 
@@ -249,7 +255,7 @@ class Match:
                 _name_hit(n, sender_name) or _name_hit(n, chat_name) for n in FAMILY_NAMES[role]
             ):
                 return True
-        if any(chat_name and fold(chat) == fold(chat_name) for chat in self.chats):
+        if chat_name and any(_same_chat(chat, chat_name) for chat in self.chats):
             return True
         chat_id = fold(e.chat.id if e.chat else "")  # a chat's id stands for its address
         if any(_address_hit(a, address, chat_id) for a in self.addresses):

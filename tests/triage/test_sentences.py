@@ -1,0 +1,60 @@
+"""Lines in the project's own style that a blind set found unread: a quiet-hours "nothing at
+all" line, a service named in a line, a declined transaction, a group whose WhatsApp name
+carries an emoji, lists of what fails."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from engine.triage.classifier import classify
+from engine.triage.rules.compile import compile_rules_text
+from tests.factories import make_event
+
+
+def test_nothing_at_all_between_hours_is_a_quiet_window_with_its_exception():
+    (rule,) = compile_rules_text(
+        "## Never notify\n- Nothing at all between 10pm and 6:30am, except messages from my "
+        "husband Liam\n"
+    )
+    assert rule.understood, rule.unread
+    assert rule.scope.anything and rule.window is not None
+    liam = make_event(sender={"name": "Liam", "address": "liam@home.example"})
+    night = datetime(2026, 12, 2, 23, 30, tzinfo=UTC)
+    assert rule.in_window(liam, night) and rule.excluded(liam, night, classify(liam))
+
+
+def test_a_service_named_in_a_line_is_what_the_message_must_name():
+    (rule,) = compile_rules_text(
+        "## Always notify\n- PagerDuty alerts for the payments-api service\n"
+    )
+    assert rule.understood, rule.unread
+    assert set(rule.scope.topics) == {"payments", "api"}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Emails from HDFC Bank only if a transaction is declined",
+        "Payments: a card payment, payout or subscription fails",
+    ],
+)
+def test_what_fails_is_a_billing_problem(line: str):
+    section = "## Custom rules\n- " if "only if" in line else "## Always notify\n- "
+    (rule,) = compile_rules_text(f"{section}{line}\n")
+    assert rule.understood, rule.unread
+    assert "billing_problem" in (rule.condition.kinds | rule.scope.kinds)
+
+
+def test_a_group_is_found_whatever_emoji_its_name_carries():
+    (rule,) = compile_rules_text('## Never notify\n- The WhatsApp group "Cobalt BLR Fun"\n')
+    event = make_event(
+        source="whatsapp",
+        event_type="whatsapp.message",
+        sender={"name": "Kiran", "address": "+91 98450 00000"},
+        subject=None,
+        chat={"id": "1203@g.us", "name": "Cobalt BLR Fun 🎉", "is_group": True},
+        mentions_me=True,
+    )
+    assert rule.applies(event, datetime(2026, 12, 2, 9, tzinfo=UTC), classify(event))
