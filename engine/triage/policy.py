@@ -64,7 +64,9 @@ def applicable(
     specific = any(_specific_hit(r, event, now, kinds) for r in applying)
     if specific or kinds.names & PROTECTED:
         applying = [r for r in applying if not _generic_hit(r, event, now, kinds)]
-    if not applying and not exceptions:
+    if not applying and not exceptions and len(understood) == len(rules):
+        # "everything else" is read against the other lines: with one of them unread, what
+        # is "else" is a guess, and the catch-all is not applied
         applying = [r for r in understood if r.catch_all and r.applies(event, now, kinds)]
     return applying, exceptions
 

@@ -58,3 +58,47 @@ def test_a_group_is_found_whatever_emoji_its_name_carries():
         mentions_me=True,
     )
     assert rule.applies(event, datetime(2026, 12, 2, 9, tzinfo=UTC), classify(event))
+
+
+def test_everything_else_waits_while_a_line_of_the_file_is_unread():
+    from engine.triage.policy import decide_by_rules
+
+    rules = compile_rules_text(
+        "# Notify me\n- Client requests: a prospect wants a quote for the florbles\n"
+        "# Don't notify\n- Everything else: don't notify\n"
+    )
+    assert not rules[0].understood and rules[1].catch_all
+    question = make_event(text="Could you send me a quote for the florbles today?")
+    now = datetime(2026, 12, 2, 9, tzinfo=UTC)
+    assert decide_by_rules(question, now, rules) is None  # the heuristics decide
+
+
+def test_an_item_at_the_end_of_a_list_is_no_catch_all():
+    (rule,) = compile_rules_text(
+        '## Always notify\n- "Sakura Homes" when it\'s about a water shut-off, an inspection '
+        "or anything else I have to be home for\n"
+    )
+    assert not rule.catch_all
+
+
+@pytest.mark.parametrize(
+    ("heading", "section"),
+    [
+        ("Let these interrupt me", "always"),
+        ('Keep these in "Other" and stay quiet', "never"),
+        ("Bother me for", "always"),
+        ("Silencio", "never"),
+        ("Wichtig", "always"),
+    ],
+)
+def test_headings_in_the_users_words(heading: str, section: str):
+    from engine.triage.rules.parse import classify_heading
+
+    assert classify_heading(heading) == section
+
+
+def test_meeting_responses_are_a_kind():
+    (rule,) = compile_rules_text("## Never notify\n- Meeting responses from Outlook\n")
+    assert rule.scope.kinds == {"calendar_reply"}
+    reply = make_event(subject="Accepted: Friday design review", text="")
+    assert classify(reply).has("calendar_reply")

@@ -61,6 +61,7 @@ Kind = Literal[
     "noreply",
     "auto_reply",
     "login_code",
+    "calendar_reply",
 ]
 
 KIND_NAMES: Final[dict[str, str]] = {
@@ -105,6 +106,7 @@ KIND_NAMES: Final[dict[str, str]] = {
     "noreply": "sent from a no-reply address",
     "auto_reply": "automatic replies (out of office)",
     "login_code": "sign-in and verification codes",
+    "calendar_reply": "replies to meeting invitations (accepted, declined)",
 }
 
 GENERIC: Final[frozenset[str]] = frozenset({"automated", "bulk", "account", "bot"})

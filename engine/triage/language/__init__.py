@@ -50,9 +50,16 @@ PHRASE_KEYS = {
     "scam": ("gift_cards", "new_number", "money", "credentials", "domain_words"),
     "clauses": ("widening",),
     "amounts": ("over", "under", "words", "currencies"),
-    "kinds": ("auto_reply_cues", "auto_reply_words", "login_code_cues", "login_code_words"),
+    "kinds": (
+        "auto_reply_cues",
+        "auto_reply_words",
+        "login_code_cues",
+        "login_code_words",
+        "calendar_reply_cues",
+        "calendar_reply_words",
+    ),
 }
-DATA_KINDS = ("auto_reply", "login_code")
+DATA_KINDS = ("auto_reply", "login_code", "calendar_reply")
 """Kinds whose message cues and rule words are the language data's alone (``kinds``)."""
 
 

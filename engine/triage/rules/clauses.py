@@ -149,7 +149,9 @@ def take_apart(text: str, *, section_rule: bool) -> Parts:
     label, body = split_label(text)
     catch_all = bool(CATCH_ALL_LABEL.match(fold(label).strip())) if label else False
     low = fold(body)
-    if CATCH_ALL.search(low) or (not label and CATCH_ALL.search(fold(text))):
+    if _leads(CATCH_ALL.search(low), low) or (
+        not label and _leads(CATCH_ALL.search(fold(text)), fold(text))
+    ):
         catch_all = True
         body = _strip_catch_all(body)
     body, dropped = _folded_sub(WIDENING.pattern, body)
@@ -181,6 +183,13 @@ def take_apart(text: str, *, section_rule: bool) -> Parts:
     return Parts(
         label, body.strip(" ,;"), catch_all, tuple(exclusions), notify_them, tuple(dropped)
     )
+
+
+def _leads(m: re.Match[str] | None, low: str) -> bool:
+    """A catch-all is what the line is about when it comes first ("Everything else: …",
+    "The rest can wait", "Anything that fits no other category"), not an item at the end of
+    a list ("a water shut-off, an inspection or anything else I have to be home for")."""
+    return m is not None and len(low[: m.start()].split()) <= 2
 
 
 def _sentence_exclusion(sentence: str) -> str | None:

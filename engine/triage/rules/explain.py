@@ -157,7 +157,16 @@ def explain(
     compiled = compile_rules_text(text)
     if readings is not None:
         compiled = readings(compiled)
-    return [explain_rule(c, capable_model=capable_model) for c in compiled]
+    explained = [explain_rule(c, capable_model=capable_model) for c in compiled]
+    if all(c.understood for c in compiled):
+        return explained
+    return [  # what "everything else" is cannot be told while a line is unread (``policy``)
+        replace(e, notes=(*e.notes, CATCH_ALL_WAITS)) if e.catch_all and e.understood else e
+        for e in explained
+    ]
+
+
+CATCH_ALL_WAITS = "not applied while a line of the file is not understood"
 
 
 def explain_rule(rule: CompiledRule, *, capable_model: bool = False) -> LineExplanation:
