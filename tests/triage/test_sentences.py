@@ -102,3 +102,21 @@ def test_meeting_responses_are_a_kind():
     assert rule.scope.kinds == {"calendar_reply"}
     reply = make_event(subject="Accepted: Friday design review", text="")
     assert classify(reply).has("calendar_reply")
+
+
+def test_a_list_repeating_its_preposition_is_a_list_of_alternatives():
+    (rule,) = compile_rules_text(
+        "Please don't ping me for GitHub notifications of any kind, for recruiters, or for "
+        "anything from Substack.\n"
+    )
+    assert rule.rule.section == "never" and rule.understood, rule.unread
+    assert len(rule.scope.any_of) == 3
+    (tom,) = compile_rules_text("## Always notify\n- Tom, on WhatsApp, about anything at all.\n")
+    assert not tom.scope.any_of and tom.scope.names == ("Tom",)
+
+
+def test_only_interrupt_me_if_is_a_condition():
+    (rule,) = compile_rules_text(
+        "LinkedIn: only interrupt me if a person sends me a direct message there.\n"
+    )
+    assert rule.understood and rule.action == "only"

@@ -521,6 +521,14 @@ def _either_condition(text: str, style: Style, context: Match) -> Match | None:
     return Match(any_of=tuple(read))
 
 
+_REPEATED_FOR = re.compile(
+    r",\s*(?:or\s+|and\s+|o\s+|y\s+|oder\s+|und\s+|ou\s+|et\s+|e\s+)?"
+    r"(?:for|about|para|sobre|pour|fur|uber|per|su)\s+",
+    re.I,
+)
+"""Items of a list that each repeat the preposition of the first: "for X, for Y, or for Z"."""
+
+
 def _alternatives(text: str, style: Style, context: Match) -> Match | None:
     """A list whose items name different things and different senders: "flight changes and
     messages from Nina", "vulnerability reports from a person, and security advisories".
@@ -529,6 +537,17 @@ def _alternatives(text: str, style: Style, context: Match) -> Match | None:
     either = _either_condition(text, style, context)
     if either is not None:
         return either
+    items = _REPEATED_FOR.split(text)
+    if len(items) >= 3:  # "… for GitHub notifications, for recruiters, or for anything from X"
+        read = [
+            parse_fragment(i, german=style.german, casual=style.casual, context=context)
+            for i in items
+            if i.strip(" ,")
+        ]
+        # an item that is only "anything" would make the whole line anything: not a list
+        named = all(replace(r, anything=False).says_something for r in read)
+        if len(read) >= 2 and named:
+            return Match(any_of=tuple(read))
     pieces = _top_level(text)
     if len(pieces) < 2:
         return None

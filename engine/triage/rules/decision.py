@@ -97,7 +97,8 @@ _ONLY_WHEN = (
     r"(?:if|when|si|quand|lorsque|cuando|wenn|falls|se|quando)"
 )
 _TELL = (
-    r"(?:notify me|tell me|let me know|ping me|avisame|avisarme|notificame|previens-moi|"
+    r"(?:notify me|tell me|let me know|ping me|interrupt me|alert me|bother me|avisame|avisarme|"
+    r"notificame|previens-moi|"
     r"avertis-moi|previens moi|avise-me|me avise|avvisami|benachrichtige mich|sag mir bescheid|"
     r"i (?:only )?want to (?:know|hear)|(?:solo |solamente )?quiero (?:saber|enterarme)|"
     r"(?:so |apenas )?quero saber|je (?:ne )?veux (?:seulement )?savoir|ich will (?:nur )?wissen|"
