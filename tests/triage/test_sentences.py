@@ -120,3 +120,22 @@ def test_only_interrupt_me_if_is_a_condition():
         "LinkedIn: only interrupt me if a person sends me a direct message there.\n"
     )
     assert rule.understood and rule.action == "only"
+
+
+@pytest.mark.parametrize(
+    ("line", "section"),
+    [
+        ("Zalando, Shein y El Corte Inglés: nunca, ni ofertas ni envíos", "never"),
+        (
+            "Dolores Ruiz (dr@olmo.example), mi jefa: siempre, también si me escribe por WhatsApp",
+            "always",
+        ),
+        ("Tomás Oliveira, meu sócio: sempre, seja no WhatsApp ou por e-mail", "always"),
+        ("Grupos de WhatsApp: silenciados, a não ser que me marquem", "never"),
+        ("Todo lo que llegue de @olmo.example: avísame siempre, es mi trabajo", "always"),
+    ],
+)
+def test_what_follows_an_answer_is_read_with_the_line(line: str, section: str):
+    (rule,) = compile_rules_text(f"{line}\n")
+    assert rule.rule.section == section
+    assert rule.understood, rule.unread

@@ -117,13 +117,15 @@ TOLD_WHEN = re.compile(
     rf"(?P<w>quando|cuando|when|quand|wenn|se|si|if)\s+(?P<cond>.+?){_END}"
 )
 _YES = phrase_pattern("answers.notify")
+_MORE = r"(?:\s*,\s*(?P<more>[^.;:]+?))?"
+"""What a line adds after its answer, read with the line ("…: nunca, ni ofertas ni envíos")."""
 ANSWER_NOTIFY = re.compile(
     rf"\s*(?::|\s[—–-]{{1,2}})\s*(?:{_YES})(?:\s*,?\s*(?:{_YES}))*{_INTENSIFY}{_WIDEN}"
-    rf"{_REASON}{_TAIL}{_END}"
+    rf"{_REASON}{_TAIL}{_MORE}{_END}"
 )
 ANSWER_NEVER = re.compile(
     rf"\s*(?::|\s[—–-]{{1,2}})\s*(?:{phrase_pattern('answers.never')}){_WIDEN}{_REASON}{_TAIL}"
-    rf"{_END}"
+    rf"{_MORE}{_END}"
 )
 END_NOTIFY = re.compile(
     rf"[\s,:]+(?:{phrase_pattern('predicates.notify_end')}){_INTENSIFY}{_WIDEN}{_TAIL}{_END}"
@@ -197,7 +199,10 @@ def canonical(text: str) -> str:
     ):
         m = pattern.search(low)
         if m and m.start() > 0:
-            return f"{lead} {cut(m, head=False)}{_excepted(tail(m), lead)}"
+            more = ""
+            if m.group("more"):
+                more = ", " + text[origin[m.start("more")] : origin[m.end("more") - 1] + 1]
+            return f"{lead} {cut(m, head=False)}{more}{_excepted(tail(m), lead)}"
     for pattern, lead in (
         (END_NEVER, "never notify me about"),
         (END_NOTIFY, "always notify me about"),
