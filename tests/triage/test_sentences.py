@@ -139,3 +139,31 @@ def test_what_follows_an_answer_is_read_with_the_line(line: str, section: str):
     (rule,) = compile_rules_text(f"{line}\n")
     assert rule.rule.section == section
     assert rule.understood, rule.unread
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Messages from DHL and PostNL about parcels: never",
+        "Mails von DHL und PostNL über Pakete: nie",
+        "Berichten van DHL en PostNL over pakketjes: nooit",
+    ],
+)
+def test_what_follows_a_list_of_senders_is_said_of_all_of_them(line: str):
+    (rule,) = compile_rules_text(f"{line}\n")
+    assert rule.understood, rule.unread
+    assert not rule.scope.any_of  # never "from DHL, or any shipping notice"
+    assert "shipping" in rule.scope.kinds and {"DHL", "PostNL"} <= set(rule.scope.names)
+
+
+@pytest.mark.parametrize(
+    ("line", "section"),
+    [
+        ("VIP, altijd melden: mijn vrouw Eva (WhatsApp en mail)", "always"),
+        ("Inlogcodes en verificatiecodes: nooit", "never"),
+        ("Temu en AliExpress gaan rechtstreeks de prullenbak in", "never"),
+    ],
+)
+def test_dutch_is_a_language_of_the_data(line: str, section: str):
+    (rule,) = compile_rules_text(f"{line}\n")
+    assert rule.rule.section == section and rule.understood, rule.unread

@@ -93,11 +93,14 @@ _LANG_WORDS = {
     "it": {"il", "la", "di", "che", "e", "per", "con", "del", "della", "tuo", "tua", "sono",
            "mio", "mia", "quando", "solo", "un", "una", "non", "gli", "le", "ci", "si", "dei",
            "nel", "alla", "ciao", "grazie"},
+    "nl": {"de", "het", "een", "en", "van", "voor", "met", "niet", "ik", "je", "jij", "mijn",
+           "wij", "ons", "onze", "dat", "die", "dit", "is", "zijn", "maar", "als", "ook", "nog",
+           "alleen", "altijd", "nooit", "hallo", "bedankt", "graag"},
 }  # fmt: skip
 
 
 def language(text: str | None) -> str | None:
-    """The language of a short text (en, es, de, fr, pt or it), from its common words; None
+    """The language of a short text (en, es, de, fr, pt, it or nl), from its common words; None
     when too few words tell."""
     found = words(text)
     if len(found) < 3:

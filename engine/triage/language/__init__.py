@@ -19,7 +19,7 @@ from importlib import resources
 
 from engine.triage.classifier.text import fold
 
-LANGUAGES = ("en", "es", "de", "fr", "pt", "it")
+LANGUAGES = ("en", "es", "de", "fr", "pt", "it", "nl")
 """The supported languages, by ISO 639-1 code: each has a data file here."""
 
 PHRASE_TABLES = (

@@ -250,7 +250,7 @@ _NEGATIVE = re.compile(
     r"niemals|ignoriere|ignorieren|jamais|ignorer|mai|ignorare|non)\b",
     re.I,
 )
-_ONLY = r"(?:only|solo|nur|seulement|uniquement|somente|apenas|so(?=\s+(?:se|quando)\b))"
+_ONLY = r"(?:only|solo|nur|seulement|uniquement|somente|apenas|alleen|so(?=\s+(?:se|quando)\b))"
 _ONLY_VERB = (
     r"(?:notify|tell|alert|ping|show|let|send|bother|interrupt|avisame|avisarme|avisa|"
     r"notificame|notifica|dime|benachrichtige|benachrichtigen|melde|informiere|previens|"
@@ -259,7 +259,7 @@ _ONLY_VERB = (
 )
 _IF = (
     r"(?:if|when|that|which|who|where|as long as|si|cuando|que|wenn|falls|die|der|quand|qui|"
-    r"se|quando|che)"
+    r"se|quando|che|als|wanneer)"
 )
 _ABOUT = r"(?:about|of|for|when|if|de|del|sobre|von|uber|bei|sur|des|du|do|da|di|su|dei)"
 
@@ -320,7 +320,7 @@ def _split_restrictive(text: str) -> tuple[str, str, bool] | None:
         return before, rest, False
     m = re.search(
         rf"\b{_ONLY}\s+(?:if|when|that|who|where|as long as|si|cuando|wenn|falls|quand|se|"
-        r"quando)\b",
+        r"quando|als|wanneer)\b",
         low,
     )
     if m:
@@ -529,6 +529,11 @@ _REPEATED_FOR = re.compile(
 """Items of a list that each repeat the preposition of the first: "for X, for Y, or for Z"."""
 
 
+def _opens_with_name(piece: str) -> bool:
+    first = piece.strip(" ,").split(maxsplit=1)
+    return bool(first) and first[0][:1].isupper() and not is_kind_word(first[0], fold)
+
+
 def _alternatives(text: str, style: Style, context: Match) -> Match | None:
     """A list whose items name different things and different senders: "flight changes and
     messages from Nina", "vulnerability reports from a person, and security advisories".
@@ -560,6 +565,9 @@ def _alternatives(text: str, style: Style, context: Match) -> Match | None:
         prev, cur = read[i - 1], read[i]
         # a sender said of an earlier item is not said of a later item naming its own kinds
         new = prev.has_who() and bool(cur.kinds) and not _trailing_who_covers(read, i)
+        # "from DHL and PostNL about parcels": a name that opens the item goes on the list of
+        # senders, and what follows it is said of all of them
+        new = new and not _opens_with_name(pieces[i])
         # "messages from Nina" after items naming kinds with no sender: an alternative
         new = new or (_who_only(pieces[i], cur) and has_kinds[-1] and not has_who[-1])
         if new:

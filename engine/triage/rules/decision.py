@@ -32,13 +32,14 @@ OTHERWISE: Final = (
     r"de lo contrario|si no|sonst|ansonsten|sinon|caso contrario|senao|altrimenti)"
 )
 RESTRICTIVE: Final = (
-    r"\b(?:only|unless|except|solo|salvo|excepto|a menos que|nur|ausser|es sei denn|seulement|"
+    r"\b(?:only|unless|except|alleen|tenzij|behalve|solo|salvo|excepto|a menos que|nur|ausser|"
+    r"es sei denn|seulement|"
     r"uniquement|sauf|a moins que|somente|apenas|exceto|a nao ser que|tranne|eccetto|"
     r"a meno che)\b"
 )
 ONLY_IF: Final = (
     r"only (?:if|when)|solo (?:si|cuando)|nur wenn|seulement si|uniquement si|somente se|"
-    r"apenas se|so se|solo se"
+    r"apenas se|so se|solo se|alleen als|alleen wanneer"
 )
 
 
@@ -93,8 +94,8 @@ _WIDEN = (
     rf"|{phrase_pattern('clauses.widening')})[^.;]*?)?"
 )
 _ONLY_WHEN = (
-    r"(?:only|solo|solamente|unicamente|seulement|uniquement|nur|somente|apenas|soltanto|so)\s+"
-    r"(?:if|when|si|quand|lorsque|cuando|wenn|falls|se|quando)"
+    r"(?:only|solo|solamente|unicamente|seulement|uniquement|nur|somente|apenas|soltanto|so|"
+    r"alleen)\s+(?:if|when|si|quand|lorsque|cuando|wenn|falls|se|quando|als|wanneer)"
 )
 _TELL = (
     r"(?:notify me|tell me|let me know|ping me|interrupt me|alert me|bother me|avisame|avisarme|"
@@ -162,6 +163,15 @@ START_NOTIFY = re.compile(rf"^\s*(?:please\s+)?(?:{phrase_pattern('predicates.no
 START_NEVER = re.compile(rf"^\s*(?:please\s+)?(?:{phrase_pattern('predicates.never_start')})\s+")
 
 
+LEADING_ANSWER = re.compile(
+    r"^\s*(?:[^\W\d][\w'-]*,?\s+(?:\w+\s+)?)?"
+    rf"(?:(?P<never>{phrase_pattern('answers.never')})|(?P<always>{_YES}))"
+    r"\s*:\s*(?P<subject>\S.*)$"
+)
+"""The decision first, then what it is about: "Nunca: LinkedIn", "VIP, altijd melden: Eva",
+"SaneLater, dus niet melden: nieuwsbrieven"; at most two words of label before it."""
+
+
 def canonical(text: str) -> str:
     """A line that says its decision in words of its own, rewritten in the words the
     reader knows, the rest as the user wrote it: "ShowingTime confirmations: no." →
@@ -188,6 +198,11 @@ def canonical(text: str) -> str:
                 subject = text[origin[m.start("subject")] : origin[m.end("subject") - 1] + 1]
                 rest = text[origin[m.start("rest")] :] if m.group("rest").strip() else ""
                 return f"{lead} {subject.strip(' ,')}{_excepted(rest, lead)}"
+    lead = LEADING_ANSWER.match(low)
+    if lead:  # "VIP, altijd melden: mijn vrouw Eva", "Never: LinkedIn"
+        said = "never" if lead.group("never") else "always"
+        subject = text[origin[lead.start("subject")] :].strip()
+        return f"{said} notify me about {subject}"
     for pattern in (CONDITION_ANSWER, TOLD_ONLY_WHEN, TOLD_WHEN, ONLY_WHEN):
         m = pattern.search(low)
         if m and m.start() > 0:  # "Clients: only if …", "Del banco avísame solo si …"

@@ -46,7 +46,8 @@ DOMAIN = re.compile(r"(?<![\w.@-])@?((?:[a-z0-9][a-z0-9-]*\.)+[a-z]{2,})(?![\w-]
 PARENS = re.compile(r"\(([^()]*)\)")
 UNITS = (
     r"(minutes?|mins?|hours?|hrs?|h|days?|weeks?|minutos?|horas?|dias?|semanas?|minuten|"
-    r"stunden?|tagen?|tage|wochen?|heures?|jours?|semaines?|minuti|ore|giorni|settimane?)"
+    r"stunden?|tagen?|tage|wochen?|heures?|jours?|semaines?|minuti|ore|giorni|settimane?|uur|"
+    r"dagen|weken)"
 )
 NUMBER = "|".join(sorted(map(re.escape, NUMBER_WORDS), key=lambda w: (-len(w), w)))
 """Any number word of the supported languages (``engine.triage.language``)."""
@@ -75,7 +76,7 @@ ABOUT = re.compile(
 )
 SENDER_PREP = re.compile(
     r"(?:^|\s)(?:from|by|at|on|de|del|de la|de los|de las|von|vom|von der|der|dem|du|des|"
-    r"de l'|d'|do|da|dos|das|di|dal|dalla|della|dello|dai|degli|bei)\s+(?=\S)",
+    r"de l'|d'|do|da|dos|das|di|dal|dalla|della|dello|dai|degli|bei|van|van de|van het)\s+(?=\S)",
     re.I,
 )
 OTHER_ALIKE = re.compile(
@@ -584,11 +585,13 @@ def at_start_lower(text: str) -> str:
     return f"{m.group(1)}{m.group(2).lower()}{text[m.end() :]}" if m else text
 
 
-REMINDERS = r"\b(reminders?|recordatorios?|erinnerungen?|rappels?|lembretes?|promemoria)\b"
+REMINDERS = (
+    r"\b(reminders?|recordatorios?|erinnerungen?|rappels?|lembretes?|promemoria|herinneringen?)\b"
+)
 INVITATIONS = (
     r"\b((?:new )?(?:calendar )?(?:invitations?|invites?)|new (calendar )?events?|new meetings?|"
     r"invitaciones|"
-    r"einladungen|convites?|inviti)\b"
+    r"einladungen|convites?|inviti|(?:agenda-?)?uitnodigingen)\b"
 )
 
 
@@ -984,7 +987,7 @@ def _who_spans(text: str) -> list[tuple[int, int]]:
     for m in SENDER_PREP.finditer(text):
         rest = text[m.end() :]
         end = re.search(
-            r"[.;:!?—–]|\s(?:that|which|who|que|qui|die|che|about|sobre|zu|zum|zur|uber|with|"
+            r"[.;:!?—–]|\s(?:that|which|who|que|qui|die|che|about|sobre|zu|zum|zur|uber|over|with|"
             r"mit|con|avec|com|for|fur|pour|para|per|a propos|asking|writing|wanting)\s",
             fold(rest),
         )

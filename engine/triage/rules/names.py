@@ -49,12 +49,32 @@ COMPANY_WORDS = {"correos", "correios"}
 """Words that name a source in lower case and a company when capitalised."""
 
 
+_MESSAGE_WORDS = frozenset(
+    {
+        "berichten",
+        "bericht",
+        "meldingen",
+        "melding",
+        "nachrichten",
+        "mensajes",
+        "mensagens",
+        "messaggi",
+        "messages",
+        "notifications",
+        "notificaciones",
+        "notificacoes",
+        "notifiche",
+    }
+)
+"""Words for messages themselves, which open many lines capitalised: never a name."""
+
+
 def _is_name_token(token: str) -> bool:
     core = token.strip(".'’-")
     low = fold(core)
     if low in COMPANY_WORDS and core[:1].isupper():
         return True
-    if not core or low in STOP or low in VOCAB or low in MONTHS:
+    if not core or low in STOP or low in VOCAB or low in MONTHS or low in _MESSAGE_WORDS:
         return False
     if low in DAY_ALIASES or low.rstrip("s") in DAY_ALIASES:
         return False
