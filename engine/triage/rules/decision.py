@@ -198,10 +198,10 @@ def canonical(text: str) -> str:
                 subject = text[origin[m.start("subject")] : origin[m.end("subject") - 1] + 1]
                 rest = text[origin[m.start("rest")] :] if m.group("rest").strip() else ""
                 return f"{lead} {subject.strip(' ,')}{_excepted(rest, lead)}"
-    lead = LEADING_ANSWER.match(low)
-    if lead:  # "VIP, altijd melden: mijn vrouw Eva", "Never: LinkedIn"
-        said = "never" if lead.group("never") else "always"
-        subject = text[origin[lead.start("subject")] :].strip()
+    leading = LEADING_ANSWER.match(low)
+    if leading:  # "VIP, altijd melden: mijn vrouw Eva", "Never: LinkedIn"
+        said = "never" if leading.group("never") else "always"
+        subject = text[origin[leading.start("subject")] :].strip()
         return f"{said} notify me about {subject}"
     for pattern in (CONDITION_ANSWER, TOLD_ONLY_WHEN, TOLD_WHEN, ONLY_WHEN):
         m = pattern.search(low)
