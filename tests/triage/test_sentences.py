@@ -167,3 +167,16 @@ def test_what_follows_a_list_of_senders_is_said_of_all_of_them(line: str):
 def test_dutch_is_a_language_of_the_data(line: str, section: str):
     (rule,) = compile_rules_text(f"{line}\n")
     assert rule.rule.section == section and rule.understood, rule.unread
+
+
+def test_a_list_ending_in_anything_else_is_flagged_not_broadened():
+    (rule,) = compile_rules_text(
+        "Please don't ping me for GitHub notifications, for recruiters, or for anything else.\n"
+    )
+    assert not rule.understood
+    assert {"anything", "else"} <= set(rule.unread)
+
+
+def test_bulk_mail_is_a_kind():
+    (rule,) = compile_rules_text("## Never notify\n- Bulk mail\n")
+    assert rule.understood and "bulk" in rule.scope.kinds

@@ -549,10 +549,18 @@ def _alternatives(text: str, style: Style, context: Match) -> Match | None:
             for i in items
             if i.strip(" ,")
         ]
-        # an item that is only "anything" would make the whole line anything: not a list
-        named = all(replace(r, anything=False).says_something for r in read)
-        if len(read) >= 2 and named:
-            return Match(any_of=tuple(read))
+        # an item that is only "anything" ("…, or for anything else") would make the whole
+        # line anything: it is left unread, and the line is flagged, not broadened
+        vague = [r for r in read if not replace(r, anything=False).says_something]
+        named = [r for r in read if r not in vague]
+        if len(named) >= 2 and not vague:
+            return Match(any_of=tuple(named))
+        if len(named) >= 2:
+            items_said = [i for i in items if i.strip(" ,")]
+            unread = tuple(
+                w for r, i in zip(read, items_said, strict=True) if r in vague for w in words(i)
+            )
+            return Match(any_of=tuple(named), unread=unread)
     pieces = _top_level(text)
     if len(pieces) < 2:
         return None

@@ -503,6 +503,8 @@ KIND_WORDS: list[KindWord] = [
         "what",
         "newsletter bulk",
         r"(?:university-wide |company-wide )?announcements?",
+        r"bulk (?:e-?mails?|mail|messages)",
+        r"mass (?:e-?mails?|mailings?)",
         r"circulares",
         r"ankundigungen",
         r"annonces",
