@@ -5,7 +5,8 @@ Every notification must be delivered exactly once: 0 lost, 0 doubled.
 The moments are drawn over the time a whole tick takes here (measured first, by a tick that
 is not killed), so they land in start-up, recovery, decisions, notify and delivery alike. A
 trial counts as killed mid-work when the tick had done some of its work (an event decided, a
-notification stored or delivered) but not all of it."""
+notification stored or delivered) but not all of it; trials go on (to at most three times as
+many) until a third of the planned number were."""
 
 from __future__ import annotations
 
@@ -35,7 +36,11 @@ def test_kill_9_at_random_points_loses_and_doubles_nothing(tmp_path):
         calibration.communicate(timeout=120)
         assert calibration.returncode == 0
         whole = time.monotonic() - whole
-        for _trial in range(TRIALS):
+        trials = 0
+        # at least TRIALS kills, and more (up to 3×) until a third of TRIALS landed mid-work:
+        # how many do depends on this machine's start-up time, which varies under load
+        while trials < TRIALS or (mid_work < TRIALS // 3 and trials < 3 * TRIALS):
+            trials += 1
             before = ledger(home).progress
             expected |= set(add_events(home, anna=ANNA, shop=SHOP)[:ANNA])
             tick = start_tic(home, "--model", server.url, "tick")
@@ -54,5 +59,5 @@ def test_kill_9_at_random_points_loses_and_doubles_nothing(tmp_path):
     lost = expected - set(book.delivered)
     doubled = {event_id for event_id, n in book.delivered.items() if n > 1}
     assert (lost, doubled) == (set(), set())
-    assert book.statuses == {"done": (TRIALS + 1) * (ANNA + SHOP)} and book.undelivered == 0
-    assert time.monotonic() - started < 240
+    assert book.statuses == {"done": (trials + 1) * (ANNA + SHOP)} and book.undelivered == 0
+    assert time.monotonic() - started < 240 * trials / TRIALS
