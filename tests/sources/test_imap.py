@@ -4,6 +4,7 @@ Skipped only when dovecot is not installed (``apt-get install dovecot-imapd``)."
 
 from __future__ import annotations
 
+import base64
 import json
 import socket
 import threading
@@ -511,3 +512,23 @@ def test_decode_snippet_tolerates_cut_encodings() -> None:
     assert decode_snippet(b"w6nDqcOp\r\nw6", b64) == "ééé"
     unknown = TextPart("1", "plain", "x-nonsense", "8bit")
     assert decode_snippet("Grüße".encode(), unknown) == "Grüße"
+
+
+async def test_a_utf16_message_without_its_bom_blocks_nothing_after_it(
+    server: Dovecot, make_source: MakeSource
+) -> None:
+    """One such message used to fail its page on every poll: the cursor never moved."""
+    body = base64.b64encode("Юникод – текст".encode("utf-16-le")).decode()
+    server.append(
+        USER,
+        (
+            "From: u@example.org\r\nSubject: utf16\r\nMessage-ID: <u16@x>\r\nMIME-Version: 1.0\r\n"
+            "Content-Type: text/plain; charset=utf-16\r\nContent-Transfer-Encoding: base64\r\n\r\n"
+            f"{body}\r\n"
+        ).encode(),
+    )
+    deliver(server, 2)
+    batch = await make_source().fetch(None)
+    assert subjects(batch.events) == ["utf16", "Message 2"]
+    assert batch.events[0].text == "Юникод – текст"
+    assert state(batch).last_uid == 2

@@ -66,3 +66,12 @@ def test_rules_match_addresses_whatever_their_case(written: str) -> None:
     assert rule.applies(event, datetime(2026, 11, 10, 9, tzinfo=UTC), classify(event))
     other = make_event(sender={"name": "Jane Doe", "address": "Jane.Doe@Example.org"})
     assert not rule.applies(other, datetime(2026, 11, 10, 9, tzinfo=UTC), classify(other))
+
+
+@pytest.mark.parametrize("charset", ["utf-16", "UTF-16", "utf-32"])
+def test_a_part_in_utf16_without_its_bom_is_read_not_an_error(charset: str) -> None:
+    from engine.sources.mail.headers import decode_bytes
+
+    codec = "utf-32-le" if "32" in charset else "utf-16-le"
+    assert decode_bytes("Юникод and more".encode(codec), charset) == "Юникод and more"
+    assert isinstance(decode_bytes(b"\x00\xd8odd", charset), str)  # never raises

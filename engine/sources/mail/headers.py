@@ -34,13 +34,16 @@ def decode_bytes(data: bytes, charset: str | None, *, final: bool = True) -> str
     With ``final=False`` an incomplete multi-byte sequence at the end (a cut snippet) is
     dropped instead of becoming a replacement character."""
     declared = _codec(charset)
-    attempts = [(declared, "strict"), ("utf-8", "strict"), (declared, "replace")]
+    attempts = [(declared, "strict")]
+    if declared in ("utf-16", "utf-32"):  # declared without its BOM: try either byte order
+        attempts += [(f"{declared}-le", "strict"), (f"{declared}-be", "strict")]
+    attempts += [("utf-8", "strict"), (declared, "replace")]
     for name, errors in attempts:
         if name is None:
             continue
         try:
             return codecs.getincrementaldecoder(name)(errors=errors).decode(data, final)
-        except UnicodeDecodeError:
+        except UnicodeError:  # also "UTF-16 stream does not start with BOM", not a decode error
             continue
     return data.decode("latin-1")
 
