@@ -180,3 +180,9 @@ def test_a_list_ending_in_anything_else_is_flagged_not_broadened():
 def test_bulk_mail_is_a_kind():
     (rule,) = compile_rules_text("## Never notify\n- Bulk mail\n")
     assert rule.understood and "bulk" in rule.scope.kinds
+
+
+def test_a_label_before_a_leading_answer_must_be_read_too():
+    (vip,) = compile_rules_text("VIP, altijd melden: mijn vrouw Eva\n")
+    assert vip.rule.section == "always" and vip.understood
+    assert compile_rules_text("Foo Bar, always: Anna\n") == []  # "Foo Bar" would be dropped

@@ -31,6 +31,7 @@ PHRASE_TABLES = (
     "clauses",
     "amounts",
     "kinds",
+    "words",
 )
 PHRASE_KEYS = {
     "answers": ("notify", "never"),
@@ -49,6 +50,7 @@ PHRASE_KEYS = {
     "headings": ("never", "always", "notify", "title"),
     "scam": ("gift_cards", "new_number", "money", "credentials", "domain_words"),
     "clauses": ("widening",),
+    "words": ("second_person", "messages"),
     "amounts": ("over", "under", "words", "currencies"),
     "kinds": (
         "auto_reply_cues",
@@ -146,13 +148,16 @@ def weekdays() -> dict[str, int]:
     return _merged("weekdays")
 
 
+def phrase_regex(phrase: str) -> str:
+    """One folded phrase as a regular expression: any run of spaces between its words, an
+    apostrophe optional (either kind)."""
+    return r"\s+".join(re.escape(w) for w in phrase.split()).replace("'", "['’]?")
+
+
 def phrase_pattern(key: str, *, in_compounds: bool = False) -> str:
     """A regular expression (for folded text) matching any phrase of a table, as whole
     words; spaces in a phrase match any run of spaces, an apostrophe is optional. With
     ``in_compounds`` a phrase may also end a hyphenated compound ("Apple-Geschenkkarten")."""
-    parts = []
-    for p in phrases(key):
-        escaped = r"\s+".join(re.escape(w) for w in p.split())
-        parts.append(escaped.replace("'", "['’]?"))
+    parts = [phrase_regex(p) for p in phrases(key)]
     left = r"(?<![\w'])" if in_compounds else r"(?<![\w'-])"
     return left + "(?:" + "|".join(parts) + r")(?![\w'-])"

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from engine.triage.classifier.text import fold_with_map
-from engine.triage.language import phrase_pattern, phrases
+from engine.triage.language import function_words, phrase_pattern, phrase_regex, phrases
 from engine.triage.rules.sections import ALWAYS, CUSTOM, NEVER, Section
 
 NEG: Final = (
@@ -142,14 +142,10 @@ def _frames(key: str) -> list[re.Pattern[str]]:
     out = []
     for frame in phrases(key):
         before, _, after = frame.partition("{}")
-        lead = rf"^\s*(?:and\s+)?{_words(before)}\s+" if before.strip() else r"^\s*"
-        tail = rf"[\s,]+{_words(after)}" if after.strip() else ""
+        lead = rf"^\s*(?:and\s+)?{phrase_regex(before)}\s+" if before.strip() else r"^\s*"
+        tail = rf"[\s,]+{phrase_regex(after)}" if after.strip() else ""
         out.append(re.compile(rf"{lead}(?P<subject>.+?){tail}(?P<rest>(?![\w'-]).*)$"))
     return out
-
-
-def _words(phrase: str) -> str:
-    return r"\s+".join(re.escape(w) for w in phrase.split()).replace("'", "['’]?")
 
 
 NOTIFY_FRAMES = _frames("predicates.notify_frames")
@@ -164,12 +160,19 @@ START_NEVER = re.compile(rf"^\s*(?:please\s+)?(?:{phrase_pattern('predicates.nev
 
 
 LEADING_ANSWER = re.compile(
-    r"^\s*(?:[^\W\d][\w'-]*,?\s+(?:\w+\s+)?)?"
+    r"^\s*(?P<label>[^\W\d][\w'-]*,?\s+(?:\w+\s+)?)?"
     rf"(?:(?P<never>{phrase_pattern('answers.never')})|(?P<always>{_YES}))"
     r"\s*:\s*(?P<subject>\S.*)$"
 )
 """The decision first, then what it is about: "Nunca: LinkedIn", "VIP, altijd melden: Eva",
-"SaneLater, dus niet melden: nieuwsbrieven"; at most two words of label before it."""
+"SaneLater, dus niet melden: nieuwsbrieven". A label before it is taken only when each of
+its words is a function word or a heading word of that decision ("VIP" for Always), so no
+word of the line is dropped unread."""
+
+
+def _label_says(label: str, never: bool) -> bool:
+    heading = re.compile(phrase_pattern("headings.never" if never else "headings.always"))
+    return all(w in function_words() or heading.fullmatch(w) for w in re.findall(r"\w+", label))
 
 
 def canonical(text: str) -> str:
@@ -199,7 +202,7 @@ def canonical(text: str) -> str:
                 rest = text[origin[m.start("rest")] :] if m.group("rest").strip() else ""
                 return f"{lead} {subject.strip(' ,')}{_excepted(rest, lead)}"
     leading = LEADING_ANSWER.match(low)
-    if leading:  # "VIP, altijd melden: mijn vrouw Eva", "Never: LinkedIn"
+    if leading and _label_says(leading.group("label") or "", bool(leading.group("never"))):
         said = "never" if leading.group("never") else "always"
         subject = text[origin[leading.start("subject")] :].strip()
         return f"{said} notify me about {subject}"

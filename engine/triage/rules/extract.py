@@ -30,7 +30,7 @@ from engine.triage.classifier.amounts import limit_in
 from engine.triage.classifier.text import fold_with_map, language
 from engine.triage.language import function_words, identity_words, phrase_pattern
 from engine.triage.rules.kindwords import KIND_WORDS, is_kind_word
-from engine.triage.rules.match import Match
+from engine.triage.rules.match import Match, digits
 from engine.triage.rules.names import VOCAB, example_list, is_german, name_list
 from engine.triage.rules.typos import nearest
 from engine.triage.rules.vocab import FAMILY_ROLES, NUMBER_WORDS, ROLE_WORDS, SOURCE_WORDS, STOP
@@ -256,9 +256,8 @@ def quoted(text: str) -> Extracted:
     return found, QUOTED.sub(_addresses_in_quotes, text)
 
 
-SECOND_PERSON = re.compile(
-    r"\b(?:you|your|tu|tus|te|dein|deine|ihr|ihre|votre|vos|ton|ta|seu|sua|tuo|tua)\b"
-)
+SECOND_PERSON = re.compile(phrase_pattern("words.second_person"))
+"""How a message speaks to its reader ("your order", "Ihre Bestellung"): language data."""
 
 
 def _said_in_a_message(quote: str) -> bool:
@@ -336,7 +335,7 @@ PHONE = re.compile(r"(?<![\w+])\+\d{1,3}(?:[\s().-]{0,2}\d){6,14}(?![\d])")
 
 def phone_digits(text: str) -> str:
     """A phone number as the digits that identify it: "+49 171 555-0392" → "+491715550392"."""
-    return "+" + re.sub(r"\D", "", text)
+    return "+" + digits(text)
 
 
 def phones(text: str) -> Extracted:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from engine.triage.classifier import fold, words
+from engine.triage.language import phrases
 from engine.triage.rules.kindwords import vocabulary
 from engine.triage.rules.vocab import DAY_ALIASES, MONTHS, SOURCE_WORDS, STOP
 
@@ -49,23 +50,7 @@ COMPANY_WORDS = {"correos", "correios"}
 """Words that name a source in lower case and a company when capitalised."""
 
 
-_MESSAGE_WORDS = frozenset(
-    {
-        "berichten",
-        "bericht",
-        "meldingen",
-        "melding",
-        "nachrichten",
-        "mensajes",
-        "mensagens",
-        "messaggi",
-        "messages",
-        "notifications",
-        "notificaciones",
-        "notificacoes",
-        "notifiche",
-    }
-)
+_MESSAGE_WORDS = frozenset(phrases("words.messages"))
 """Words for messages themselves, which open many lines capitalised: never a name."""
 
 
