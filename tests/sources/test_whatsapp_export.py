@@ -301,7 +301,6 @@ def _write_bytes(folder: Path, name: str, data: bytes) -> Path:
         ("WhatsApp Chat with X.txt", samples.BINARY, "binary data"),
         ("notes.txt", samples.NOT_AN_EXPORT.encode(), "not a WhatsApp chat export"),
         ("empty.txt", b"\n\n", "empty file"),
-        ("WhatsApp Chat with Y.txt", b"12/03/24, 09:16 - Marco: caf\xe9", "not UTF-8"),
         ("WhatsApp Chat - Broken.zip", b"PK\x03\x04 truncated", "not a valid zip"),
     ],
 )

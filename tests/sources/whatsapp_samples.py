@@ -173,3 +173,37 @@ def write_zip_without_chat(folder: Path, name: str = "WhatsApp Chat - Empty.zip"
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("IMG-1.jpg", b"\xff\xd8")
     return path
+
+
+# A group export to damage on purpose (tests/sources/test_whatsapp_failures.py): Android,
+# day-first with days over 12 (no single damaged line can change the date order), text
+# continuation lines that never start with a digit, accents and emoji (multi-byte UTF-8).
+FUZZ_BASE = lines(
+    f"14/03/2024, 09:00 - {ENCRYPTED}",
+    '14/03/2024, 09:01 - Irene created group "Allotment"',
+    "14/03/2024, 09:01 - Irene added Tomasz and Priya",
+    "14/03/2024, 09:05 - Irene: Welcome to the allotment chat 🌱",
+    "14/03/2024, 09:06 - Tomasz: Thanks! Who has the shed key?",
+    "15/03/2024, 18:20 - Priya: I do, until Sunday",
+    "Then it goes back under the pot",
+    "15/03/2024, 18:22 - Irene: IMG-20240315-WA0001.jpg (file attached)",
+    "The new raised beds",
+    f"16/03/2024, 07:45 - Tomasz: {LRM}Beetplan.pdf (Datei angehängt)",
+    "Beetplan für März",
+    "16/03/2024, 07:46 - Tomasz: <Media omitted>",
+    "17/03/2024, 12:00 - Priya: Café after the work party? ☕",
+    "17/03/2024, 12:02 - Irene: Yes, at the usual place",
+    "17/03/2024, 12:03 - Tomasz: This message was deleted",
+    "18/03/2024, 08:30 - Irene: Water the seedlings, it will be hot",
+    "19/03/2024, 21:10 - Priya: Done ✅",
+    "20/03/2024, 06:55 - Tomasz: Slugs got the lettuce again",
+    "We need copper tape",
+    "and maybe beer traps",
+    "21/03/2024, 17:40 - Irene: I'll bring tape on Saturday",
+    "22/03/2024, 10:15 - Priya: Zoë can lend us her wheelbarrow",
+    "23/03/2024, 09:00 - Tomasz: Here at 9",
+    "23/03/2024, 09:01 - Irene: On my way",
+    "24/03/2024, 19:30 - Priya: Great work everyone 💪",
+    "25/03/2024, 08:00 - Tomasz: Rain all week, no watering needed",
+)
+FUZZ_HEADER = r"^\d\d/\d\d/\d{4}, \d\d:\d\d - "

@@ -7,6 +7,9 @@ about …"), number words and weekday names. The rules reader and the chat build
 matchers from here, so a new wording or a new language is a data change, not a new regex.
 Every entry is folded (lower case, accents off) when it is loaded, as the text it is matched
 against is.
+
+A file may also hold a table a source reads as written (:func:`raw_table`): ``[whatsapp]``,
+the lines WhatsApp writes into an exported chat in that language.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import tomllib
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from typing import Any
 
 from engine.triage.classifier.text import fold
 
@@ -48,7 +52,20 @@ PHRASE_KEYS = {
     ),
     "definitions": ("means", "articles", "possessives"),
     "headings": ("never", "always", "notify", "title"),
-    "scam": ("gift_cards", "new_number", "money", "credentials", "domain_words"),
+    "scam": (
+        "gift_cards",
+        "new_number",
+        "money",
+        "credentials",
+        "domain_words",
+        "transfer",
+        "millions",
+        "prize",
+        "pharmacy",
+        "advertising",
+        "card_details",
+        "junk_folders",
+    ),
     "clauses": ("widening",),
     "words": ("second_person", "messages"),
     "amounts": ("over", "under", "words", "currencies"),
@@ -87,11 +104,22 @@ def _folded_words(items: list[str]) -> frozenset[str]:
 
 
 @cache
-def language(code: str) -> Language:
-    """The data of one language (``LANGUAGES``); a KeyError for any other code."""
+def _file(code: str) -> dict[str, Any]:
     if code not in LANGUAGES:
         raise KeyError(code)
-    raw = tomllib.loads(resources.files(__name__).joinpath(f"{code}.toml").read_text("utf-8"))
+    return tomllib.loads(resources.files(__name__).joinpath(f"{code}.toml").read_text("utf-8"))
+
+
+def raw_table(name: str) -> dict[str, dict[str, Any]]:
+    """One table of every language's file, by language code, as written (not folded): for
+    matchers of text a program wrote, whose accents and punctuation are exact."""
+    return {code: dict(_file(code).get(name, {})) for code in LANGUAGES}
+
+
+@cache
+def language(code: str) -> Language:
+    """The data of one language (``LANGUAGES``); a KeyError for any other code."""
+    raw = _file(code)
     phrases = {
         f"{table}.{key}": tuple(dict.fromkeys(" ".join(fold(p).split()) for p in raw[table][key]))
         for table in PHRASE_TABLES
