@@ -17,7 +17,7 @@ import json
 import re
 from pathlib import Path
 
-from engine.triage.classifier import signals
+from engine.triage.classifier import signals, spam
 
 ROOT = Path(__file__).resolve().parents[2]
 EMAIL = re.compile(r"[\w.+-]+@([a-z0-9-]+(?:\.[a-z0-9-]+)+)", re.I)
@@ -100,8 +100,15 @@ def _engine_sources() -> dict[str, str]:
     }
 
 
+def impersonated_brands() -> set[str]:
+    """The brands phishing borrows (``spam.IMPERSONATED_BRANDS``, a documented list of
+    public brands) and the domain names that are their own."""
+    return {name for _, own in spam.IMPERSONATED_BRANDS.values() for name in own}
+
+
 def allowed() -> set[str]:
-    return set(signals.registered_platforms()) | PROVIDERS_AND_OFFICES | ORDINARY_WORDS
+    general = set(signals.registered_platforms()) | impersonated_brands()
+    return general | PROVIDERS_AND_OFFICES | ORDINARY_WORDS
 
 
 WHOLE = re.compile(r"(?<![\w.-])((?:[a-z0-9-]+\.)+[a-z]{2,})(?![\w-])")
@@ -113,7 +120,7 @@ def test_the_engine_holds_no_sender_domain_of_the_tests() -> None:
     assert len(domains) > 200  # the sets are read: a broken scan would pass anything
     ok = allowed()
     # a whole domain is a constant even when its name is an ordinary word ("uber.com")
-    named = set(signals.registered_platforms()) | PROVIDERS_AND_OFFICES
+    named = set(signals.registered_platforms()) | impersonated_brands() | PROVIDERS_AND_OFFICES
     found: list[str] = []
     for path, text in _engine_sources().items():
         whole = set(WHOLE.findall(text))

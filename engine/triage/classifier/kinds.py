@@ -17,6 +17,7 @@ from typing import Final, Literal
 from engine.events import Event
 from engine.triage.classifier import lexicon as lx
 from engine.triage.classifier import signals as sg
+from engine.triage.classifier import spam
 from engine.triage.classifier.text import fold
 
 Kind = Literal[
@@ -269,7 +270,7 @@ def classify(e: Event) -> Classification:
         _calendar(e, found)
     elif e.source == "cron":
         found.add("reminder", "a reminder the user set up")
-    if "SPAM" in e.labels:
+    if "SPAM" in e.labels and e.source != "email":
         found.add("phishing", "label SPAM")
     party = _party_size(f"{e.subject} {e.text}") if e.source != "calendar" else None
     if party is not None:
@@ -402,14 +403,33 @@ def _personal(s: sg.Sender, name: str) -> bool:
     return len(name.split()) >= 2 and not sg.bulk_domain(s)
 
 
+def _spam(e: Event, s: sg.Sender, text: str, found: _Found) -> str | None:
+    """Why the message is clearly spam (``spam``), if it is; the provider's own verdict
+    first. A failed authentication counts when the name claims a person or a brand."""
+    verdict = spam.provider_verdict(e)
+    if verdict:
+        return verdict
+    failed = spam.failed_authentication(e)
+    if failed and s.name and (found.has("person") or sg.brand_name(s, s.name) or sg.platform(s)):
+        return f"{failed} while the name says \u201c{s.name}\u201d"
+    scam = spam.scam_wording(e, text, s.domain, bool(sg.bulk_headers(e)))
+    if scam or found.has("person"):
+        return scam
+    about_account = (
+        any(found.has(k) for k in ("security", "account", "billing_problem"))
+        or spam.cues().credentials.search(text) is not None
+        or lx.PAYMENT_REQUEST.search(text) is not None
+    )
+    return spam.brand_impersonation(e, s.name, s.domain, text, about_account)
+
+
 def _settle(
     e: Event, s: sg.Sender, subject: str, body: str, labels: set[str], found: _Found
 ) -> None:
     """Make the kinds specific and consistent once every cue is read."""
     text = f"{subject}\n{body}"
-    phishing = sg.phishing(e, s, text)
-    if phishing:
-        found.add("phishing", phishing)
+    found.add("phishing", sg.phishing(e, s, text))
+    found.add("phishing", _spam(e, s, text, found))
     if e.headers.get("List-Id") and found.has("person") and not found.has("dev"):
         found.add("mailing_list", "header List-Id on a person's post")
     if found.has("person"):

@@ -147,7 +147,8 @@ FREE_MAIL = {
 
 ORG_WORDS = {
     # English
-    "bot", "bots", "receipts", "receipt", "pipelines", "pipeline", "team", "support",
+    "bot", "bots", "card", "cards", "showcase", "receipts", "receipt", "pipelines", "pipeline",
+    "team", "support",
     "notifications", "notification", "alerts", "alert", "alerting", "news", "newsletter",
     "store", "shop", "service", "services", "app", "inc", "ltd", "llc", "gmbh", "sa", "ag",
     "spa", "srl", "sl", "ltda", "bv", "plc", "bank", "updates", "info", "digest", "mail",
@@ -481,8 +482,8 @@ def person_part(name: str) -> str:
 
 def looks_like_person_name(name: str | None) -> bool:
     """ "Nadia Kim", "Sven", "Dr. Anna Weiss" yes; "DocuSign", "CircleCI", "H&M" no."""
-    if not name:
-        return False
+    if not name or "_" in name:
+        return False  # "Flight_simulator_deals": a handle, not a name
     tokens = [t for t in re.split(r"[\s]+", name.strip()) if t]
     if not tokens or len(tokens) > 5:
         return False
@@ -523,13 +524,24 @@ def name_in_address(name: str, local: str) -> bool:
     return any(len(t) >= 4 and t in joined for t in names)
 
 
+def personal_domain(s: Sender, name: str) -> bool:
+    """The domain is the person's own name: "Ana Ruiz" <ana@ana-ruiz.example>, "Jon Ek"
+    <test@jonek.example>: a person writing from their own domain (a role address there,
+    "newsletter@", is the name's publication, not the person)."""
+    tokens = [t for t in words(name) if t not in ("dr", "dra", "prof", "mr", "mrs", "ms")]
+    if len(tokens) < 2 or not looks_like_person_name(name) or role_address(s):
+        return False
+    reg = s.registered.replace("-", "").replace(".", "")
+    return reg in ("".join(tokens), tokens[0] + tokens[-1], tokens[0][0] + tokens[-1])
+
+
 def brand_name(s: Sender, name: str) -> bool:
     """The display name is the sending company's own ("Temu" <temu@temuemail.com>,
     "Parcelo" <noreply@parcelo.example>), not a person's ("Anna Vogt" <anna.vogt@
     vogt-partner.example> names a person besides the firm)."""
     tokens = [t for t in words(name) if len(t) >= 3]
     in_domain = [t for t in tokens if t in s.registered or t in s.domain.split(".")]
-    if not in_domain:
+    if not in_domain or personal_domain(s, name):
         return False
     parts = [p for p in re.split(r"[._\-+0-9]+", s.local) if p]
     service = bool(AUTOMATED_LOCAL.match(s.local) or ROLE_LOCAL.match(s.local))
