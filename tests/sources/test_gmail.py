@@ -5,16 +5,18 @@ revoked access and server errors retried by the runner."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
+import logging
 from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from engine.events import Person
+from engine.events import Event, Person
 from engine.sources.base import Batch, NeedsSignIn, TransientError
-from engine.sources.google.gmail import METADATA_HEADERS, GmailSource, message_event
+from engine.sources.google.gmail import GmailSource, message_event
 from engine.sources.sync import SourceRunner, load_cursor, sync_once
 from engine.store.models import SourceStatus
 from tests.sources.fake_google import ACCOUNT, FakeGoogle, running_google
@@ -111,8 +113,7 @@ async def test_first_sync_turns_recent_inbox_mail_into_canonical_events(
     (listing,) = google.calls("/messages")[:1]
     assert listing.arg("q") == "newer_than:7d" and listing.query["labelIds"] == ["INBOX"]
     for get in google.calls("/messages/"):
-        assert get.arg("format") == "metadata"
-        assert get.query["metadataHeaders"] == METADATA_HEADERS
+        assert get.arg("format") == "full"
 
 
 async def test_full_sync_is_paged_and_bounded(
@@ -356,3 +357,192 @@ def test_a_message_without_optional_headers_still_converts() -> None:
     assert event.id == "gmail:x1" and event.time == datetime(1970, 1, 1, tzinfo=UTC)
     assert event.sender is None and event.subject is None and event.text == ""
     assert event.headers == {} and event.labels == []
+
+
+# format=full payloads --------------------------------------------------------------------
+
+
+def b64url(text: str) -> str:
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+def part(mime_type: str, *, data: str | None = None, filename: str = "", **headers: str) -> dict:
+    body: dict = {"size": len(data.encode()) if data is not None else 1234}
+    if data is not None:
+        body["data"] = b64url(data)
+    else:
+        body["attachmentId"] = f"att-{filename}"
+    return {
+        "mimeType": mime_type,
+        "filename": filename,
+        "headers": [{"name": k.replace("_", "-"), "value": v} for k, v in headers.items()],
+        "body": body,
+    }
+
+
+def multipart(mime_type: str, *parts: dict) -> dict:
+    return {
+        "mimeType": mime_type,
+        "filename": "",
+        "headers": [],
+        "body": {"size": 0},
+        "parts": list(parts),
+    }
+
+
+def with_payload(google: FakeGoogle, message_id: str, payload: dict) -> None:
+    """Give a delivered message a full payload, keeping its headers."""
+    with google.lock:
+        message = google.messages[message_id]
+        payload["headers"] = message["payload"]["headers"] + payload.get("headers", [])
+        message["payload"] = payload
+
+
+async def test_full_messages_read_like_imap_ones(
+    db: object, google: FakeGoogle, make_source: Callable[..., GmailSource]
+) -> None:
+    html = (
+        "<html><head><style>b{}</style></head><body>"
+        "<p>Die Probe ist am <b>Freitag</b> &ndash; 18&nbsp;Uhr.</p></body></html>"
+    )
+    rehearsal = google.add_message(
+        subject="Probe",
+        snippet="Die Probe ist am Freitag – 18 Uhr.",
+        labels=("INBOX", "SPAM"),
+        headers={
+            "X-Spam-Flag": "YES",
+            "X-Spam-Status": "Yes, score=6.1",
+            "Authentication-Results": "mx.google.com; spf=softfail",
+            "Reply-To": "chor@liedertafel.example.org",
+            "Return-Path": "<bounce@liedertafel.example.org>",
+        },
+    )
+    with_payload(
+        google,
+        rehearsal,
+        multipart(
+            "multipart/mixed",
+            multipart(
+                "multipart/alternative",
+                part("text/plain", data="\r\n", Content_Type="text/plain; charset=UTF-8"),
+                part("text/html", data=html, Content_Type="text/html; charset=UTF-8"),
+            ),
+            part(
+                "application/pdf",
+                filename="Noten.pdf",
+                Content_Disposition='attachment; filename="Noten.pdf"',
+            ),
+        ),
+    )
+    photos = google.add_message(subject="Fotos", snippet="")
+    with_payload(
+        google,
+        photos,
+        multipart(
+            "multipart/mixed",
+            part("text/plain", data=" \r\n"),
+            part("image/jpeg", filename="IMG_2041.JPG"),
+            part("image/jpeg", filename="IMG_2042.JPG"),
+        ),
+    )
+
+    assert await sync_once(make_source()) == 2
+
+    event = stored(f"gmail:{rehearsal}")
+    assert event.text == "Die Probe ist am Freitag – 18 Uhr."
+    assert event.refs["attachments"] == ["Noten.pdf"]
+    assert event.labels == ["INBOX", "SPAM"]
+    assert event.headers == {
+        "Reply-To": "chor@liedertafel.example.org",
+        "Return-Path": "<bounce@liedertafel.example.org>",
+        "X-Spam-Flag": "YES",
+        "X-Spam-Status": "Yes, score=6.1",
+        "Authentication-Results": "mx.google.com; spf=softfail",
+    }
+    album = stored(f"gmail:{photos}")
+    assert album.text == "[2 attachments: IMG_2041.JPG, IMG_2042.JPG]"
+    assert album.refs["attachments"] == ["IMG_2041.JPG", "IMG_2042.JPG"]
+
+
+@pytest.mark.allow_log_warnings
+async def test_a_message_that_cannot_be_mapped_fails_alone(
+    db: object,
+    google: FakeGoogle,
+    make_source: Callable[..., GmailSource],
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import engine.sources.google.gmail as gmail_module
+
+    real = gmail_module.parse_sender
+
+    def parse_sender(value: str | None) -> Person | None:
+        if value and "trouble" in value:
+            raise RuntimeError("a bug in the sender parser")
+        return real(value)
+
+    monkeypatch.setattr(gmail_module, "parse_sender", parse_sender)
+    first = google.add_message(received=NOW - timedelta(minutes=3))
+    odd = google.add_message(
+        sender="trouble@example.net",
+        snippet="Still &amp; here",
+        received=NOW - timedelta(minutes=2),
+    )
+    unreadable = google.add_message(received=NOW - timedelta(minutes=1))
+    last = google.add_message(received=NOW)
+    monkeypatch.setattr(
+        gmail_module, "message_event", _refusing(gmail_module.message_event, unreadable)
+    )
+
+    assert await sync_once(make_source()) == 3
+
+    assert sorted(stored_ids()) == sorted(f"gmail:{i}" for i in (first, odd, last))
+    bare = stored(f"gmail:{odd}")
+    assert (bare.sender, bare.text) == (None, "Still & here")
+    assert bare.notes == ["its headers could not be mapped: a bug in the sender parser"]
+    logged = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert [(r.levelname, r.getMessage()) for r in logged] == [  # listed newest first
+        ("WARNING", f"{KEY}: Gmail message {unreadable} skipped: a Gmail message without an id"),
+        (
+            "ERROR",
+            f"Gmail message {odd}: its headers could not be mapped: a bug in the sender parser",
+        ),
+    ]
+
+
+def _refusing(mapping: Callable[..., Event], message_id: str) -> Callable[..., Event]:
+    """``mapping``, but the message ``message_id`` arrives without its id."""
+
+    def refuse(message: dict, account: str) -> Event:
+        if message.get("id") == message_id:
+            message = {**message, "id": None}
+        return mapping(message, account)
+
+    return refuse
+
+
+def test_a_corrupt_part_is_noted_and_the_snippet_stands_in() -> None:
+    payload = multipart(
+        "multipart/alternative",
+        {**part("text/plain"), "body": {"size": 900, "data": "PLAIN"}},
+        {**part("text/html"), "body": {"size": 4000, "data": "SFRNTA"}},
+    )
+    message = {
+        "id": "c1",
+        "internalDate": "0",
+        "snippet": "Gmail&#39;s own words",
+        "payload": payload,
+    }
+
+    event = message_event(message, ACCOUNT)
+
+    assert event.text == "Gmail's own words"
+    assert event.notes == [
+        "its text could not be decoded: part ? is not base64url",
+        "its text could not be decoded: part ? holds 4 of its 4000 bytes",
+    ]
+
+
+def test_a_cut_emoji_in_the_json_is_no_error() -> None:
+    message = {"id": "e1", "internalDate": "0", "snippet": "Party \ud83c", "payload": {}}
+    assert message_event(message, ACCOUNT).text == "Party \ufffd"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import socket
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -13,7 +14,9 @@ from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from typing import Any
 
+import imapclient
 import pytest
+from imapclient.exceptions import IMAPClientError
 
 from engine.accounts.secrets import set_secret
 from engine.events import Event
@@ -21,17 +24,17 @@ from engine.sources.base import Batch, NeedsSignIn, SourceError, TransientError
 from engine.sources.mail.imap import (
     FolderState,
     ImapSource,
-    TextPart,
-    decode_snippet,
-    find_text_part,
+    message_parts,
     parse_cursor,
     secret_name,
 )
+from engine.sources.mail.text import TEXT_LIMIT, MimePart, part_text, text_parts
 from engine.sources.sync import load_cursor, sync_once
 from engine.store.models import EventRecord
 from tests import keyring_memory
 from tests.keyring_memory import MemoryKeyring
 from tests.sources.dovecot import Dovecot, dovecot_binary
+from tests.sources.mail_fuzz import mutated_messages
 
 USER, PASSWORD = "alice", "s3cret"
 memory_keyring = keyring_memory.memory_keyring
@@ -301,7 +304,7 @@ async def test_body_snippet_from_mime_parts(server: Dovecot, make_source: MakeSo
     events = (await make_source().fetch(None)).events
 
     assert [e.text for e in events[:2]] == ["Pläin téxt", "Réunion & café"]
-    assert events[2].text == "é" * 1024  # 2048 bytes, no broken character at the cut
+    assert events[2].text == "é" * 1999 + "…"  # the text is cut, not its bytes
 
 
 async def test_date_falls_back_to_internaldate(server: Dovecot, make_source: MakeSource) -> None:
@@ -493,25 +496,30 @@ async def test_restart_mid_sync_loses_and_duplicates_nothing(
 # --- decoding, without a server -------------------------------------------------------
 
 
-def test_find_text_part_skips_attachments_and_prefers_plain() -> None:
+def test_text_parts_skip_attachments_and_prefer_plain() -> None:
     plain = (b"text", b"plain", (b"charset", b"utf-8"), None, None, b"7bit", 3, 1)
     html = (b"text", b"html", None, None, None, b"base64", 3, 1)
     attached = (*plain, None, (b"attachment", (b"filename", b"a.txt")))
     image = (b"image", b"png", None, None, None, b"base64", 9)
     tree = [[attached, image, [[html, plain], b"alternative"]], b"mixed"]
-    assert find_text_part(tree) == TextPart("3.2", "plain", "utf-8", "7bit")
-    assert find_text_part(html) == TextPart("1", "html", None, "base64")
-    assert find_text_part(image) is None
-    assert find_text_part(None) is None
+    assert [(p.ref, p.mime_type) for p in text_parts(message_parts(tree))] == [
+        ("3.2", "text/plain"),
+        ("3.1", "text/html"),
+    ]
+    assert text_parts(message_parts(html)) == [
+        MimePart("1", "text", "html", encoding="base64", size=3)
+    ]
+    assert text_parts(message_parts(image)) == []
+    assert message_parts(None) == []
 
 
-def test_decode_snippet_tolerates_cut_encodings() -> None:
-    qp = TextPart("1", "plain", "utf-8", "quoted-printable")
-    assert decode_snippet(b"caf=C3=A9 =C3", qp) == "café"
-    b64 = TextPart("1", "plain", "utf-8", "base64")
-    assert decode_snippet(b"w6nDqcOp\r\nw6", b64) == "ééé"
-    unknown = TextPart("1", "plain", "x-nonsense", "8bit")
-    assert decode_snippet("Grüße".encode(), unknown) == "Grüße"
+def test_part_text_tolerates_cut_encodings() -> None:
+    qp = MimePart("1", "text", "plain", "utf-8", "quoted-printable")
+    assert part_text(b"caf=C3=A9 =C3", qp, partial=True) == "café…"
+    b64 = MimePart("1", "text", "plain", "utf-8", "base64")
+    assert part_text(b"w6nDqcOp\r\nw6", b64, partial=True) == "ééé…"
+    unknown = MimePart("1", "text", "plain", "x-nonsense", "8bit")
+    assert part_text("Grüße".encode(), unknown) == "Grüße"
 
 
 async def test_a_utf16_message_without_its_bom_blocks_nothing_after_it(
@@ -532,3 +540,364 @@ async def test_a_utf16_message_without_its_bom_blocks_nothing_after_it(
     assert subjects(batch.events) == ["utf16", "Message 2"]
     assert batch.events[0].text == "Юникод – текст"
     assert state(batch).last_uid == 2
+
+
+# --- text as a reader sees it ----------------------------------------------------------
+
+
+def mime(headers: str, body: str, *, message_id: str) -> bytes:
+    lines = ["From: Ines Varga <ines@lindenhof.example.org>", f"Message-ID: <{message_id}>"]
+    return ("\r\n".join(lines) + "\r\nMIME-Version: 1.0\r\n" + headers + "\r\n" + body).encode()
+
+
+async def test_a_blank_plain_part_does_not_hide_the_html_one(
+    server: Dovecot, make_source: MakeSource
+) -> None:
+    html = base64.b64encode("<p>Ihre Rechnung &uuml;ber 42&nbsp;€ liegt bei.</p>".encode())
+    trailing_plain = mime(  # a mailer that leaves an empty text/plain part at the end
+        'Content-Type: multipart/mixed; boundary="B1"\r\n',
+        "--B1\r\nContent-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n"
+        f"\r\n{html.decode()}\r\n--B1\r\nContent-Type: application/zip; name=r.zip\r\n"
+        "Content-Disposition: attachment; filename=r.zip\r\nContent-Transfer-Encoding: base64\r\n"
+        "\r\nUEsFBgAAAAAAAAAAAAAAAAAAAAAAAA==\r\n"
+        "--B1\r\nContent-Type: text/plain\r\n\r\n\r\n--B1--\r\n",
+        message_id="t1@lindenhof.example.org",
+    )
+    crlf_plain = mime(
+        'Content-Type: multipart/alternative; boundary="B2"\r\n',
+        "--B2\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n\r\n"
+        "--B2\r\nContent-Type: text/html; charset=utf-8\r\n\r\n"
+        "<div>Treffen um <b>14 Uhr</b></div>\r\n"
+        "--B2--\r\n",
+        message_id="t2@lindenhof.example.org",
+    )
+    padded_plain = mime(  # big enough to be read alone, and blank: the HTML is read next
+        'Content-Type: multipart/alternative; boundary="B3"\r\n',
+        "--B3\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n" + " \r\n" * 40 + "--B3\r\n"
+        "Content-Type: text/html; charset=utf-8\r\n\r\n<p>Nur in HTML</p>\r\n--B3--\r\n",
+        message_id="t3@lindenhof.example.org",
+    )
+    for raw in (trailing_plain, crlf_plain, padded_plain):
+        server.append(USER, raw)
+
+    events = (await make_source().fetch(None)).events
+
+    assert [e.text for e in events] == [
+        "Ihre Rechnung über 42 € liegt bei.",
+        "Treffen um 14 Uhr",
+        "Nur in HTML",
+    ]
+    assert events[0].refs["attachments"] == ["r.zip"]
+
+
+async def test_html_is_cut_as_text_never_inside_a_tag(
+    server: Dovecot, make_source: MakeSource
+) -> None:
+    head = "<html><head><style>" + ".c { color: #333 }\n" * 150 + "</style></head><body>"
+    links = "".join(
+        f'<p>Artikel {n}: <a class="moz-txt-link-freetext" href="https://news.example.org/a/{n}">'
+        f"weiterlesen</a> &amp; teilen</p>"
+        for n in range(400)
+    )
+    server.append(
+        USER,
+        mime(
+            "Content-Type: text/html; charset=utf-8\r\n",
+            head + links + "</body></html>\r\n",
+            message_id="long@news.example.org",
+        ),
+    )
+
+    (event,) = (await make_source().fetch(None)).events
+
+    words = "\n\n".join(f"Artikel {n}: weiterlesen & teilen" for n in range(400))
+    assert event.text == words[: TEXT_LIMIT - 1].rstrip() + "\u2026"
+
+
+async def test_attachment_only_mail_says_what_it_carries(
+    server: Dovecot, make_source: MakeSource
+) -> None:
+    two_files = mime(
+        'Content-Type: multipart/mixed; boundary="F"\r\n',
+        '--F\r\nContent-Type: application/pdf; name="invoice.pdf"\r\n'
+        'Content-Disposition: attachment; filename="invoice.pdf"\r\n'
+        "Content-Transfer-Encoding: base64\r\n\r\nJVBERi0xLjQK\r\n"
+        "--F\r\nContent-Type: image/jpeg\r\n"
+        "Content-Disposition: inline; filename*=utf-8''Stra%C3%9Fenfest.jpg\r\n"
+        "Content-Transfer-Encoding: base64\r\n\r\n/9j/4AAQ\r\n--F--\r\n",
+        message_id="files@lindenhof.example.org",
+    )
+    only_a_zip = mime(
+        "Content-Type: application/zip; name==?UTF-8?B?UGzDpG5lLnppcA==?=\r\n"
+        "Content-Transfer-Encoding: base64\r\n",
+        "UEsFBgAAAAAAAAAAAAAAAAAAAAAAAA==\r\n",
+        message_id="zip@lindenhof.example.org",
+    )
+    text_and_file = mime(
+        'Content-Type: multipart/mixed; boundary="G"\r\n',
+        "--G\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nDer Plan anbei.\r\n"
+        "--G\r\nContent-Type: text/plain; name=plan.txt\r\n"
+        "Content-Disposition: attachment; filename=plan.txt\r\n\r\n1. Aufbau\r\n--G--\r\n",
+        message_id="plan@lindenhof.example.org",
+    )
+    for raw in (two_files, only_a_zip, text_and_file):
+        server.append(USER, raw)
+
+    events = (await make_source().fetch(None)).events
+
+    assert [e.text for e in events] == [
+        "[2 attachments: invoice.pdf, Straßenfest.jpg]",
+        "[1 attachment: Pläne.zip]",
+        "Der Plan anbei.",
+    ]
+    assert [e.refs.get("attachments") for e in events] == [
+        ["invoice.pdf", "Straßenfest.jpg"],
+        ["Pläne.zip"],
+        ["plan.txt"],
+    ]
+
+
+async def test_a_body_with_broken_boundaries_is_read_as_it_stands(
+    server: Dovecot, make_source: MakeSource
+) -> None:
+    server.append(
+        USER,
+        mime(
+            'Content-Type: multipart/alternative; boundary="declared"\r\n',
+            "--actual\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n"
+            "Die Grenzen passen nicht.\r\n--actual--\r\n",
+            message_id="broken@lindenhof.example.org",
+        ),
+    )
+    (event,) = (await make_source().fetch(None)).events
+    assert event.text == "Die Grenzen passen nicht."
+
+
+# --- headers ---------------------------------------------------------------------------
+
+
+async def test_spam_and_reply_headers_are_kept(server: Dovecot, make_source: MakeSource) -> None:
+    extra = (
+        "Reply-To: =?UTF-8?Q?G=C3=BCnther?= <reply@lindenhof.example.org>\r\n"
+        "Return-Path: <bounce+77@lindenhof.example.org>\r\n"
+        "X-Spam-Flag: YES\r\n"
+        "X-Spam-Status: Yes, score=7.9 required=5.0\r\n\ttests=HTML_MESSAGE,URIBL_BLACK\r\n"
+        "Authentication-Results: mx.example.org;\r\n\tspf=fail smtp.mailfrom=example.net\r\n"
+        "Authentication-Results: relay.example.net; dkim=none\r\n"
+        "X-Mailer: not kept\r\n"
+    )
+    server.append(USER, message(1, extra=extra))
+
+    (event,) = (await make_source().fetch(None)).events
+
+    assert event.headers == {
+        "Reply-To": "Günther <reply@lindenhof.example.org>",
+        "Return-Path": "<bounce+77@lindenhof.example.org>",
+        "X-Spam-Flag": "YES",
+        "X-Spam-Status": "Yes, score=7.9 required=5.0 tests=HTML_MESSAGE,URIBL_BLACK",
+        "Authentication-Results": "mx.example.org; spf=fail smtp.mailfrom=example.net",
+    }
+
+
+async def test_one_bad_byte_spoils_only_its_own_header(
+    server: Dovecot, make_source: MakeSource
+) -> None:
+    raw = (
+        "From: Юникод Тест <unicode@example.org>\r\n".encode()
+        + b"Subject: R\xe9union \xe0 10h\r\n"  # Latin-1 in an otherwise UTF-8 header block
+        + b"Message-ID: <bytes@example.org>\r\n\r\nx\r\n"
+    )
+    server.append(USER, raw)
+
+    (event,) = (await make_source().fetch(None)).events
+
+    assert event.sender is not None and event.sender.name == "Юникод Тест"
+    assert event.subject == "Réunion à 10h"
+
+
+async def test_dates_keep_their_zone_and_fall_back_to_internaldate(
+    server: Dovecot, make_source: MakeSource
+) -> None:
+    received = (datetime.now(UTC) - timedelta(hours=3)).replace(microsecond=0)
+    year = datetime.now(UTC).year
+    dates = [
+        f"Tue, 3 Mar {year} 00:19:00 (EDT) -0400",
+        f"3 Mar {year} 10:52:37 PST",
+        f"Tue, 3 Mar {year}    59:10 -0500",  # no such hour: unreadable
+    ]
+    for n, date in enumerate(dates, start=1):
+        raw = message(n).replace(b"Date: ", b"X-Old-Date: ", 1)
+        server.append(
+            USER,
+            raw.replace(b"MIME-Version", f"Date: {date}\r\nMIME-Version".encode()),
+            when=received,
+        )
+
+    events = (await make_source().fetch(None)).events
+
+    assert [e.time.isoformat() for e in events] == [
+        f"{year}-03-03T00:19:00-04:00",
+        f"{year}-03-03T10:52:37-08:00",
+        received.isoformat(),
+    ]
+
+
+# --- a message fails alone -------------------------------------------------------------
+
+PATHOLOGICAL = (
+    b"From: =?zlib?B?eJzLSM3JyQcABiwCFQ==?= <odd@example.net>\r\n"
+    b"Subject: =?base64?Q?caf=C3=A9?= and =?hex?B?AAAA?=\r\n"
+    b"Message-ID: <odd@example.net>\r\nMIME-Version: 1.0\r\n"
+    b'Content-Type: multipart/mixed; boundary="P"\r\n\r\n'
+    b"--P\r\nContent-Type: text/plain; charset=zlib\r\nContent-Transfer-Encoding: base64\r\n\r\n"
+    b"SGFsbG8gV2VsdA==\r\n--P\r\nContent-Type: text/html; charset=hex\r\n\r\n<p>x</p>\r\n--P--\r\n"
+)
+
+
+async def test_a_pathological_message_blocks_nothing(
+    server: Dovecot, make_source: MakeSource, db: object
+) -> None:
+    """Bogus charsets used to raise out of the mapping: the page failed on every poll."""
+    server.append(USER, message(1))
+    server.append(USER, PATHOLOGICAL)
+    server.append(USER, message(3))
+    source = make_source()
+
+    assert await sync_once(source) == 3
+
+    rows = {r.event_id: r for r in EventRecord.select()}
+    odd = rows[f"imap:{USER}@127.0.0.1:<odd@example.net>"]
+    assert (odd.subject, odd.text) == ("café and", "Hallo Welt")  # NULs are no text
+    assert parse_cursor(load_cursor(source.key))["INBOX"].last_uid == 3
+    assert await sync_once(source) == 0
+
+
+def fail_fetches(
+    monkeypatch: pytest.MonkeyPatch, uid: int, when: Callable[[list[str]], bool]
+) -> None:
+    """The server refuses FETCH ``items`` whenever ``uid`` is among the messages asked for."""
+    real = imapclient.IMAPClient.fetch
+
+    def fetch(self: imapclient.IMAPClient, messages: Any, data: Any, modifiers: Any = None) -> Any:
+        if uid in list(messages) and when([str(item) for item in data]):
+            raise IMAPClientError("FETCH failed: [PARSE] message is broken")
+        return real(self, messages, data, modifiers)
+
+    monkeypatch.setattr(imapclient.IMAPClient, "fetch", fetch)
+
+
+async def test_a_structure_the_server_cannot_describe_costs_only_that_text(
+    server: Dovecot, make_source: MakeSource, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deliver(server, 1, 2, 3)
+    fail_fetches(monkeypatch, 2, lambda items: "BODYSTRUCTURE" in items)
+
+    batch = await make_source().fetch(None)
+
+    assert subjects(batch.events) == ["Message 1", "Message 2", "Message 3"]
+    assert [e.text for e in batch.events] == ["Body 1", "", "Body 3"]
+    assert batch.events[1].notes == [
+        "its structure could not be read (FETCH failed: [PARSE] message is broken)"
+    ]
+    assert state(batch).last_uid == 3
+
+
+@pytest.mark.allow_log_warnings
+async def test_a_message_the_server_cannot_send_is_skipped_and_reported(
+    server: Dovecot,
+    make_source: MakeSource,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    db: object,
+) -> None:
+    deliver(server, 1, 2, 3)
+    fail_fetches(monkeypatch, 2, lambda items: True)
+    source = make_source()
+
+    assert await sync_once(source) == 2
+    assert await sync_once(source) == 0
+
+    assert [r.subject for r in EventRecord.select().order_by(EventRecord.id)] == [
+        "Message 1",
+        "Message 3",
+    ]
+    assert parse_cursor(load_cursor(source.key))["INBOX"].last_uid == 3
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert warnings == [
+        f"imap:{USER}@127.0.0.1 INBOX: message UID 2 skipped, the server cannot read it: "
+        "FETCH failed: [PARSE] message is broken"
+    ]
+
+
+async def test_a_command_refused_for_every_message_skips_none_of_them(
+    server: Dovecot, make_source: MakeSource, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every message of a page failing is the command failing: nothing is skipped."""
+    deliver(server, 1, 2)
+    real = imapclient.IMAPClient.fetch
+
+    def refuse(self: imapclient.IMAPClient, messages: Any, data: Any, modifiers: Any = None) -> Any:
+        if any("HEADER.FIELDS" in str(item) for item in data):
+            raise IMAPClientError("FETCH failed: not today")
+        return real(self, messages, data, modifiers)
+
+    monkeypatch.setattr(imapclient.IMAPClient, "fetch", refuse)
+    with pytest.raises(SourceError, match="not today"):
+        await make_source().fetch(None)
+
+
+@pytest.mark.allow_log_warnings
+async def test_a_mapping_bug_costs_one_message_its_details_not_the_page(
+    server: Dovecot,
+    make_source: MakeSource,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import engine.sources.mail.imap as imap_module
+
+    real = imap_module.parse_sender
+
+    def parse_sender(value: str | None) -> Any:
+        if value and "trouble" in value:
+            raise RuntimeError("a bug in the sender parser")
+        return real(value)
+
+    monkeypatch.setattr(imap_module, "parse_sender", parse_sender)
+    deliver(server, 1)
+    server.append(USER, message(2, sender="Trouble <trouble@example.net>"))
+    deliver(server, 3)
+
+    batch = await make_source().fetch(None)
+
+    assert subjects(batch.events) == ["Message 1", None, "Message 3"]
+    bare = batch.events[1]
+    assert bare.text == "Body 2"
+    assert bare.notes == ["its headers could not be mapped: a bug in the sender parser"]
+    assert state(batch).last_uid == 3
+    (logged,) = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert logged.levelno == logging.ERROR and logged.exc_info is not None  # a bug: traceback
+
+
+async def test_mutated_mail_never_blocks_the_mailbox(
+    server: Dovecot, make_source: MakeSource
+) -> None:
+    uids = []
+    for raw in mutated_messages(40, seed=2026):
+        try:
+            uids.append(server.append(USER, raw))
+        except IMAPClientError:  # the server refuses some damage itself (a NUL byte)
+            continue
+    source = make_source(page_size=15)
+
+    read: list[int] = []
+    cursor = None
+    for _ in range(10):
+        batch = await source.fetch(cursor)
+        read += [e.refs["uid"] for e in batch.events]
+        cursor = batch.cursor
+        if not batch.more:
+            break
+
+    assert len(uids) > 30 and read == uids  # every message is an event, in order
+    assert parse_cursor(cursor)["INBOX"].last_uid == uids[-1]
+    assert (await source.fetch(cursor)).events == []

@@ -8,11 +8,19 @@ so the store ignores them.
 
 The cursor is JSON: ``{"history_id": "123"}`` between syncs; in the middle of a paged sync
 it also holds the next ``page_token`` (and ``full_sync``/``fetched`` during a full sync), so
-it only ever covers the pages already returned."""
+it only ever covers the pages already returned.
+
+Messages are read with ``format=full``: the text is chosen and converted as for IMAP
+(:mod:`engine.sources.mail.text`: a non-empty text/plain part, else the HTML one as text;
+attachment names in ``refs["attachments"]``). A message fails alone: what cannot be read or
+mapped leaves a note in ``Event.notes`` (and is reported), a message of which nothing can be
+made is skipped with a warning, and the rest of the page is stored."""
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import html
 import json
 import logging
@@ -20,24 +28,39 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from engine.bounds import cleaned
+from engine.clock import utcnow
 from engine.events import Event
-from engine.sources.base import Batch, Source
+from engine.sources.base import Batch, Source, SourceError
 from engine.sources.google.auth import GoogleApiError, GoogleSession
-from engine.sources.mail.headers import decode_header_value, parse_sender
+from engine.sources.mail.headers import (
+    KEPT_HEADERS,
+    decode_header_value,
+    parse_date,
+    parse_sender,
+)
+from engine.sources.mail.text import (
+    MimePart,
+    attachment_names,
+    attachment_summary,
+    param_value,
+    part_links,
+    part_text,
+    split_header_params,
+    text_parts,
+)
+from engine.tasks import one_line, report
 
 log = logging.getLogger(__name__)
 
-METADATA_HEADERS = [
-    "From",
-    "To",
-    "Subject",
-    "Date",
-    "List-Unsubscribe",
-    "Precedence",
-    "Auto-Submitted",
-]
-KEPT_HEADERS = ("List-Unsubscribe", "Precedence", "Auto-Submitted")
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+PART_BYTES = 262_144
+"""Bytes of a text part converted to text: far more than the text an event keeps needs."""
+MAX_PART_DEPTH = 50
+
+
+class UnreadableMessage(SourceError):
+    """A Gmail message that cannot be turned into an event at all (no id)."""
 
 
 @dataclass(frozen=True)
@@ -173,49 +196,209 @@ class GmailSource(Source):
     def _events(self, ids: list[str]) -> list[Event]:
         events = []
         for message_id in ids:
-            request = (
-                self._users()
-                .messages()
-                .get(
-                    userId="me",
-                    id=message_id,
-                    format="metadata",
-                    metadataHeaders=METADATA_HEADERS,
-                )
-            )
+            request = self._users().messages().get(userId="me", id=message_id, format="full")
             try:
                 message = self.session.execute(request)
             except GoogleApiError as exc:
                 if exc.status == 404:  # deleted since it was listed
                     continue
                 raise
-            events.append(message_event(message, self.account))
+            event = self._event_or_skip(message_id, message)
+            if event is not None:
+                events.append(event)
         return events
+
+    def _event_or_skip(self, message_id: str, message: Any) -> Event | None:
+        """One message fails alone: one of which nothing can be made is skipped with its
+        reason logged (a bug with its traceback), and the page goes on."""
+        try:
+            return message_event(message, self.account)
+        except Exception as exc:
+            report(exc, f"{self.key}: Gmail message {message_id} skipped", logger=log)
+            return None
 
 
 # conversion ------------------------------------------------------------------------------
 
 
-def message_event(message: dict[str, Any], account: str) -> Event:
-    """A Gmail ``format=metadata`` message as a canonical ``email.received`` event."""
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _headers(part: dict[str, Any]) -> dict[str, str]:
+    """A payload part's headers: the first of each name, names in lower case."""
     headers: dict[str, str] = {}
-    for header in message.get("payload", {}).get("headers", []):
-        name, value = header.get("name", ""), header.get("value", "")
-        headers.setdefault(name.lower(), value)
-    subject = headers.get("subject")
-    return Event(
-        id=f"gmail:{message['id']}",
+    for header in _list(part.get("headers")):
+        name, value = _str(_dict(header).get("name")), _str(_dict(header).get("value"))
+        if name:
+            headers.setdefault(name.lower(), value)
+    return headers
+
+
+def _leaf(part: dict[str, Any], embedded: bool) -> MimePart:
+    headers = _headers(part)
+    maintype, _, subtype = _str(part.get("mimeType")).lower().partition("/")
+    _, type_params = split_header_params(headers.get("content-type", ""))
+    disposition, where = split_header_params(headers.get("content-disposition", ""))
+    filename = _str(part.get("filename")).strip()
+    size = _dict(part.get("body")).get("size")
+    return MimePart(
+        ref=_str(part.get("partId")),
+        maintype=maintype,
+        subtype=subtype,
+        charset=type_params.get("charset"),
+        encoding="8bit",  # Gmail has undone the transfer encoding
+        size=size if isinstance(size, int) else 0,
+        filename=filename or param_value(where, "filename") or param_value(type_params, "name"),
+        disposition=disposition or None,
+        description=decode_header_value(headers.get("content-description", "")) or None,
+        embedded=embedded,
+    )
+
+
+def payload_parts(
+    payload: Any, embedded: bool = False, depth: int = 0
+) -> list[tuple[MimePart, dict[str, Any]]]:
+    """The leaves of a ``format=full`` payload, each with the part it came from."""
+    part = _dict(payload)
+    children = [child for child in _list(part.get("parts")) if isinstance(child, dict)]
+    if not children:
+        return [(_leaf(part, embedded), part)] if part.get("mimeType") else []
+    if depth > MAX_PART_DEPTH:
+        return []
+    inside = embedded or _str(part.get("mimeType")).lower() == "multipart/related"
+    return [leaf for child in children for leaf in payload_parts(child, inside, depth + 1)]
+
+
+def _part_bytes(part: dict[str, Any]) -> bytes | None:
+    """A part's content, None when it was not sent (an attachment). Gmail sends it in
+    base64url; anything else is corrupt (raises ValueError) rather than garbage to show."""
+    body = _dict(part.get("body"))
+    data, size = body.get("data"), body.get("size")
+    if not isinstance(data, str):
+        return None
+    where = f"part {_str(part.get('partId')) or '?'}"
+    try:
+        content = base64.urlsafe_b64decode(data + "=" * (-len(data) % 4))
+    except (binascii.Error, ValueError) as exc:
+        raise ValueError(f"{where} is not base64url") from exc
+    if isinstance(size, int) and len(content) * 2 < size:
+        raise ValueError(f"{where} holds {len(content)} of its {size} bytes")
+    return content
+
+
+def _body_text(leaves: list[tuple[MimePart, dict[str, Any]]], notes: list[str]) -> str:
+    """The text of the first text part that has any (plain before HTML); a part that cannot
+    be read is noted and the next one tried."""
+    raw_by_part = {id(mime): raw for mime, raw in leaves}
+    for mime in text_parts([mime for mime, _ in leaves]):
+        try:
+            data = _part_bytes(raw_by_part[id(mime)])
+        except ValueError as exc:
+            notes.append(f"its text could not be decoded: {exc}")
+            continue
+        if data:
+            text = part_text(data[:PART_BYTES], mime, partial=len(data) > PART_BYTES)
+            if text:
+                return text
+    return ""
+
+
+def _links(leaves: list[tuple[MimePart, dict[str, Any]]]) -> list[str]:
+    """The hosts the links of the first HTML part lead to (``text.part_links``)."""
+    for mime, raw in leaves:
+        if mime.subtype == "html" and not mime.is_attachment:
+            try:
+                data = _part_bytes(raw) or b""
+            except ValueError:
+                return []
+            return part_links(data[:PART_BYTES], mime, partial=len(data) > PART_BYTES)
+    return []
+
+
+def _time(message: dict[str, Any], headers: dict[str, str]) -> datetime:
+    """When Gmail received it (internalDate, in ms), else the Date header, else now."""
+    try:
+        return EPOCH + timedelta(milliseconds=int(message["internalDate"]))
+    except (KeyError, TypeError, ValueError, OverflowError):
+        return parse_date(headers.get("date")) or utcnow()
+
+
+def _refs(message: dict[str, Any], message_id: str, account: str) -> dict[str, Any]:
+    return {"thread_id": message.get("threadId"), "message_id": message_id, "account": account}
+
+
+def _snippet(message: dict[str, Any]) -> str:
+    return html.unescape(_str(message.get("snippet")))
+
+
+def message_event(message: dict[str, Any], account: str) -> Event:
+    """A Gmail message (``format=full``; ``format=metadata`` too, its snippet then being the
+    text) as a canonical ``email.received`` event. What cannot be read or mapped leaves a
+    note (and is reported); raises :class:`UnreadableMessage` only when there is no message
+    at all (no id)."""
+    message = cleaned(_dict(message))  # JSON may hold a lone surrogate (a cut emoji)
+    message_id = message.get("id")
+    if not isinstance(message_id, str | int) or isinstance(message_id, bool) or not message_id:
+        raise UnreadableMessage("a Gmail message without an id")
+    try:
+        return _full_event(message, str(message_id), account)
+    except Exception as exc:
+        report(exc, f"Gmail message {message_id}: its headers could not be mapped", logger=log)
+        note = f"its headers could not be mapped: {one_line(exc)}"
+    return Event(  # what is left: when it arrived, and Gmail's snippet
+        id=f"gmail:{message_id}",
         source="email",
         event_type="email.received",
-        time=EPOCH + timedelta(milliseconds=int(message["internalDate"])),
+        time=_time(message, {}),
+        text=_snippet(message),
+        refs=_refs(message, str(message_id), account),
+        notes=[note],
+    )
+
+
+def _full_event(message: dict[str, Any], message_id: str, account: str) -> Event:
+    payload = _dict(message.get("payload"))
+    headers = _headers(payload)
+    notes: list[str] = []
+    leaves: list[tuple[MimePart, dict[str, Any]]] = []
+    text = ""
+    try:
+        leaves = payload_parts(payload)
+        text = _body_text(leaves, notes)
+    except Exception as exc:
+        report(exc, f"Gmail message {message_id}: its text could not be decoded", logger=log)
+        notes.append(f"its text could not be decoded: {one_line(exc)}")
+    attachments = attachment_names(mime for mime, _ in leaves)
+    subject = headers.get("subject")
+    refs = _refs(message, message_id, account)
+    if attachments:
+        refs["attachments"] = attachments
+    links = _links(leaves)
+    if links:
+        refs["links"] = links
+    return Event(
+        id=f"gmail:{message_id}",
+        source="email",
+        event_type="email.received",
+        time=_time(message, headers),
         sender=parse_sender(headers.get("from")),
         subject=decode_header_value(subject) if subject is not None else None,
-        text=html.unescape(message.get("snippet", "")),
-        labels=list(message.get("labelIds", [])),
-        headers={k: headers[k.lower()] for k in KEPT_HEADERS if k.lower() in headers},
-        refs={
-            "thread_id": message.get("threadId"),
-            "message_id": message["id"],
-            "account": account,
+        text=text or _snippet(message) or attachment_summary(attachments),
+        labels=[label for label in _list(message.get("labelIds")) if isinstance(label, str)],
+        headers={
+            name: decode_header_value(headers[name.lower()])
+            for name in KEPT_HEADERS
+            if name.lower() in headers
         },
+        refs=refs,
+        notes=notes,
     )

@@ -15,26 +15,28 @@ Event ids are ``imap:<username>@<host>:<Message-ID>`` (so a resync or the same m
 watched folders is never a second event), or ``imap:<username>@<host>:<folder>:<uidvalidity>:
 <uid>`` for a message without a Message-ID.
 
+Each message's text is read as :mod:`engine.sources.mail.text` chooses (a non-empty plain
+part, else the HTML part as text), only its first bytes, and cut as text; attachment names
+go to ``refs["attachments"]``. A message fails alone: when the server cannot describe or
+send it, or a part of it cannot be decoded or mapped, it is stored with what could be read
+and a note in ``Event.notes``, or, when nothing can be read, skipped with a warning; either
+way the cursor moves past it and the rest of the page is stored.
+
 The blocking imapclient calls run in a worker thread; one connection is kept only while
 pages follow each other (``more=True``) and is closed after the last page."""
 
 from __future__ import annotations
 
 import asyncio
-import binascii
-import email.utils
 import json
 import logging
-import quopri
 import re
 import ssl as ssl_lib
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from html import unescape
-from html.parser import HTMLParser
-from typing import Any, ClassVar
+from typing import Any
 
 import imapclient
 from imapclient.exceptions import IMAPClientAbortError, IMAPClientError, LoginError
@@ -43,13 +45,37 @@ import engine.accounts.secrets as secrets
 from engine.clock import utcnow
 from engine.events import Event
 from engine.sources.base import Batch, NeedsSignIn, Source, SourceError, TransientError
-from engine.sources.mail.headers import decode_bytes, decode_header_value, parse_sender
+from engine.sources.mail.headers import (
+    KEPT_HEADERS,
+    decode_header_bytes,
+    decode_header_value,
+    parse_date,
+    parse_header_block,
+    parse_sender,
+)
+from engine.sources.mail.text import (
+    MimePart,
+    attachment_names,
+    attachment_summary,
+    first_reads,
+    loose_text,
+    param_value,
+    part_links,
+    part_text,
+    text_parts,
+)
+from engine.tasks import one_line, report
 
 log = logging.getLogger(__name__)
 
-SNIPPET_BYTES = 2048
-COPIED_HEADERS = ("List-Unsubscribe", "List-Id", "Precedence", "Auto-Submitted")
-_READ_HEADERS = ("From", "Subject", "Date", "Message-ID", *COPIED_HEADERS)
+PLAIN_BYTES = 16_384
+HTML_BYTES = 65_536
+"""How much of a text part is read: enough for the text an event keeps
+(:data:`~engine.sources.mail.text.TEXT_LIMIT` characters) from nearly any plain part
+(quoted-printable CJK included) and HTML part (newsletters put tens of KB of CSS first)."""
+MAX_MIME_DEPTH = 50
+_READ_HEADERS = ("From", "Subject", "Date", "Message-ID", "Content-Type", *KEPT_HEADERS)
+LOOSE_ITEM = f"BODY.PEEK[TEXT]<0.{HTML_BYTES}>"
 HEADER_ITEM = f"BODY.PEEK[HEADER.FIELDS ({' '.join(h.upper() for h in _READ_HEADERS)})]"
 _HIDDEN_FLAGS = {"\\seen", "\\recent", "\\deleted", "\\draft", "\\answered"}
 _TRANSIENT_CODES = ("[UNAVAILABLE]", "[INUSE]", "[LIMIT]", "[SERVERBUG]")
@@ -91,87 +117,17 @@ def dump_cursor(states: dict[str, FolderState]) -> str:
     return json.dumps({"v": 1, "folders": folders}, sort_keys=True)
 
 
-# --- text decoding -------------------------------------------------------------------------
-
-
-def parse_headers(raw: bytes) -> dict[str, str]:
-    """Header fields (first occurrence, lower-case names) from a raw header block."""
-    text = decode_bytes(raw, None)  # UTF-8, else raw 8-bit Latin-1
-    text = re.sub(r"\r?\n[ \t]+", " ", text)
-    headers: dict[str, str] = {}
-    for line in text.splitlines():
-        name, sep, value = line.partition(":")
-        if sep and name and " " not in name.strip():
-            headers.setdefault(name.strip().lower(), value.strip())
-    return headers
-
-
-def parse_date(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError, OverflowError):
-        return None
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
-
-
-class _HtmlText(HTMLParser):
-    _SKIP: ClassVar[set[str]] = {"script", "style", "head", "title"}
-    _BLOCK: ClassVar[set[str]] = {"br", "p", "div", "tr", "li", "h1", "h2", "h3", "table"}
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self._skipping = 0
-
-    def handle_starttag(self, tag: str, attrs: Any) -> None:
-        if tag in self._SKIP:
-            self._skipping += 1
-        elif tag in self._BLOCK:
-            self.parts.append("\n")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in self._SKIP and self._skipping:
-            self._skipping -= 1
-        elif tag in self._BLOCK:
-            self.parts.append("\n")
-
-    def handle_data(self, data: str) -> None:
-        if not self._skipping:
-            self.parts.append(data)
-
-
-def html_to_text(markup: str) -> str:
-    parser = _HtmlText()
-    try:
-        parser.feed(markup)
-        parser.close()
-    except Exception:  # HTMLParser is lenient; a cut snippet must never fail a sync
-        return unescape(re.sub(r"<[^>]*>", " ", markup))
-    return "".join(parser.parts)
-
-
-def tidy_text(text: str) -> str:
-    lines = [re.sub(r"[ \t\xa0]+", " ", line).strip() for line in text.splitlines()]
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
-
-
 # --- body structure ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TextPart:
-    section: str  # IMAP body section: "1", "2.1", ...
-    subtype: str  # "plain" or "html"
-    charset: str | None
-    encoding: str
 
 
 def _s(value: Any) -> str:
     if isinstance(value, bytes):
-        return value.decode("ascii", "replace")
+        return decode_header_bytes(value)  # Dovecot passes 8-bit names on as they were sent
     return "" if value is None else str(value)
+
+
+def _at(node: Sequence[Any], index: int) -> Any:
+    return node[index] if len(node) > index else None
 
 
 def _params(value: Any) -> dict[str, str]:
@@ -181,62 +137,74 @@ def _params(value: Any) -> dict[str, str]:
     return {items[i].lower(): items[i + 1] for i in range(0, len(items) - 1, 2)}
 
 
-def _is_attachment(part: Sequence[Any]) -> bool:
-    """A text part's disposition (after type, subtype, params, id, description, encoding,
-    size, lines and md5) says attachment."""
-    disposition = part[9] if len(part) > 9 else None
-    if not isinstance(disposition, (tuple, list)) or not disposition:
-        return False
-    return _s(disposition[0]).lower() == "attachment"
+def _disposition(value: Any) -> tuple[str | None, dict[str, str]]:
+    """A body extension's disposition: ("attachment", {"filename": ...}) or (None, {})."""
+    if not isinstance(value, (tuple, list)) or not value:
+        return None, {}
+    return _s(value[0]).lower() or None, _params(_at(value, 1))
 
 
-def _walk(node: Any, section: str) -> Iterator[TextPart]:
-    if not isinstance(node, (tuple, list)) or not node:
-        return
-    if isinstance(node[0], (tuple, list)):  # multipart: (children, subtype, ...)
-        children = node[0] if isinstance(node[0], list) else [node[0]]
-        for index, child in enumerate(children, start=1):
-            yield from _walk(child, f"{section}.{index}" if section else str(index))
-        return
-    if _s(node[0]).lower() != "text" or len(node) < 7:
-        return  # attachments, attached messages (message/rfc822): not the body
-    if _is_attachment(node):
-        return
-    yield TextPart(
-        section=section or "1",
-        subtype=_s(node[1]).lower(),
-        charset=_params(node[2]).get("charset"),
-        encoding=_s(node[5]).lower() or "7bit",
-    )
-
-
-def find_text_part(structure: Any) -> TextPart | None:
-    """The first text/plain part of a BODYSTRUCTURE, else the first text/html one."""
-    parts = list(_walk(structure, ""))
-    for wanted in ("plain", "html"):
-        for part in parts:
-            if part.subtype == wanted:
-                return part
+def _envelope_subject(envelope: Any) -> str | None:
+    """The subject in an attached message's ENVELOPE (date, subject, from, ...)."""
+    if isinstance(envelope, (tuple, list)) and len(envelope) > 1 and envelope[1]:
+        return decode_header_value(_s(envelope[1])) or None
     return None
 
 
-def decode_snippet(raw: bytes, part: TextPart) -> str:
-    """Plain text from the first bytes of a (transfer-encoded) body part."""
-    if part.encoding == "base64":
-        clean = re.sub(rb"[^A-Za-z0-9+/=]", b"", raw)
-        clean = clean[: len(clean) - len(clean) % 4]
-        try:
-            data = binascii.a2b_base64(clean)
-        except binascii.Error:
-            data = b""
-    elif part.encoding == "quoted-printable":
-        data = quopri.decodestring(re.sub(rb"=[0-9A-Fa-f]?$", b"", raw))
-    else:
-        data = raw
-    text = decode_bytes(data, part.charset, final=False)
-    if part.subtype == "html":
-        text = html_to_text(text)
-    return tidy_text(text)
+def _leaf(node: Sequence[Any], section: str, embedded: bool) -> MimePart:
+    """One non-multipart body: type, subtype, params, id, description, encoding, size, then
+    per type (text: lines; message/rfc822: envelope, body, lines) and the extension data
+    (md5, disposition, language, location)."""
+    maintype, subtype = _s(node[0]).lower(), _s(_at(node, 1)).lower()
+    params = _params(_at(node, 2))
+    rfc822 = (maintype, subtype) == ("message", "rfc822")
+    disposition, where = _disposition(_at(node, 9 if maintype == "text" else 11 if rfc822 else 8))
+    description = decode_header_value(_s(_at(node, 4))) or None
+    if rfc822 and description is None:
+        description = _envelope_subject(_at(node, 7))
+    size = _at(node, 6)
+    return MimePart(
+        ref=section,
+        maintype=maintype,
+        subtype=subtype,
+        charset=params.get("charset"),
+        encoding=_s(_at(node, 5)).lower() or "7bit",
+        size=size if isinstance(size, int) else 0,
+        filename=param_value(where, "filename") or param_value(params, "name"),
+        disposition=disposition,
+        description=description,
+        embedded=embedded,
+    )
+
+
+def _multipart(node: Sequence[Any]) -> tuple[list[Any], str] | None:
+    """(children, subtype) of a multipart body, else None. imapclient nests the children of
+    the structures it builds in a list; a raw nested one has them first, then the subtype."""
+    if isinstance(node[0], list):
+        return node[0], _s(_at(node, 1)).lower()
+    if isinstance(node[0], tuple):
+        count = next((i for i, v in enumerate(node) if not isinstance(v, tuple)), len(node))
+        return list(node[:count]), _s(_at(node, count)).lower()
+    return None
+
+
+def _walk(node: Any, section: str, embedded: bool, depth: int = 0) -> Iterator[MimePart]:
+    if not isinstance(node, (tuple, list)) or not node or depth > MAX_MIME_DEPTH:
+        return
+    multipart = _multipart(node)
+    if multipart is None:
+        yield _leaf(node, section or "1", embedded)
+        return
+    children, subtype = multipart
+    for index, child in enumerate(children, start=1):
+        child_section = f"{section}.{index}" if section else str(index)
+        yield from _walk(child, child_section, embedded or subtype == "related", depth + 1)
+
+
+def message_parts(structure: Any) -> list[MimePart]:
+    """The leaves of a BODYSTRUCTURE, with their IMAP section numbers. Attached messages
+    (message/rfc822) are one leaf: their insides are not this message's text."""
+    return list(_walk(structure, "", False))
 
 
 # --- the source --------------------------------------------------------------------------
@@ -254,6 +222,50 @@ def _server_text(exc: BaseException) -> str:
     text = str(exc)
     match = re.fullmatch(r"""b(['"])(.*)\1""", text, flags=re.DOTALL)
     return match.group(2) if match else text
+
+
+def _is_transient(exc: BaseException) -> bool:
+    """A server answer that means "try again later", not "this message is broken"."""
+    text = _server_text(exc)
+    return any(code in text for code in _TRANSIENT_CODES)
+
+
+def _read_limit(part: MimePart) -> int:
+    return PLAIN_BYTES if part.subtype == "plain" else HTML_BYTES
+
+
+def _part_item(part: MimePart) -> str:
+    return f"BODY.PEEK[{part.ref}]<0.{_read_limit(part)}>"
+
+
+def _broken_multipart(mail: FetchedMessage) -> bool:
+    """A multipart message in which the server found nothing: no text, no attachment, every
+    part empty. That is what a server makes of boundaries that do not match the declared
+    one; a reader sees the raw body."""
+    structure = mail.data.get(b"BODYSTRUCTURE")
+    return (
+        isinstance(structure, (tuple, list))
+        and bool(structure)
+        and isinstance(structure[0], list)
+        and not mail.text
+        and bool(mail.parts)
+        and all(p.size == 0 for p in mail.parts)
+        and not attachment_names(mail.parts)
+    )
+
+
+@dataclass
+class FetchedMessage:
+    """One message while a page is read: what the server said (``data``: FETCH items by
+    name), then what was made of it."""
+
+    uid: int
+    data: dict[bytes, Any]
+    parts: list[MimePart] = field(default_factory=list)
+    unread: list[MimePart] = field(default_factory=list)  # text parts not read yet
+    text: str = ""
+    notes: list[str] = field(default_factory=list)
+    links: list[str] = field(default_factory=list)  # hosts the HTML part's links lead to
 
 
 def _shutdown(client: imapclient.IMAPClient) -> None:
@@ -495,76 +507,229 @@ class ImapSource(Source):
     def _read_messages(
         self, client: imapclient.IMAPClient, folder: str, uidvalidity: int, uids: list[int]
     ) -> list[Event]:
+        """The events of ``uids``. A message that cannot be read or mapped fails alone: it
+        is stored with what could be read and a note, or skipped with a warning; either way
+        the cursor moves past it."""
         if not uids:
             return []
+        mails = self._read_heads(client, folder, uids)
+        self._read_texts(client, folder, mails)
+        events = (self.message_event(folder, uidvalidity, mail) for mail in mails)
+        return [event for event in events if event is not None]
+
+    def _read_heads(
+        self, client: imapclient.IMAPClient, folder: str, uids: list[int]
+    ) -> list[FetchedMessage]:
         items = ["INTERNALDATE", "FLAGS", "BODYSTRUCTURE", HEADER_ITEM]
+        data, failed = self._fetch(client, uids, items)
+        notes: dict[int, str] = {}
+        if failed:  # a structure the server cannot describe (or imapclient cannot parse)
+            log.info("%s %s: BODYSTRUCTURE refused for %d messages", self.key, folder, len(failed))
+            headers_only, unreadable = self._fetch(
+                client, sorted(failed), [i for i in items if i != "BODYSTRUCTURE"], strict=True
+            )
+            data.update(headers_only)
+            for uid in headers_only:
+                notes[uid] = f"its structure could not be read ({_server_text(failed[uid])})"
+            for uid, exc in unreadable.items():
+                log.warning(
+                    "%s %s: message UID %d skipped, the server cannot read it: %s",
+                    *(self.key, folder, uid, _server_text(exc)),
+                )
+        mails = [FetchedMessage(uid, data[uid]) for uid in uids if uid in data]
+        for mail in mails:
+            if mail.uid in notes:
+                mail.notes.append(notes[mail.uid])
+        return mails
+
+    def _fetch(
+        self,
+        client: imapclient.IMAPClient,
+        uids: list[int],
+        items: list[str],
+        *,
+        strict: bool = False,
+    ) -> tuple[dict[int, dict[bytes, Any]], dict[int, Exception]]:
+        """FETCH ``items`` of ``uids``: (answers, failures by UID). When the command fails it
+        is repeated message by message, so one message the server (or imapclient) cannot
+        handle fails alone. A lost connection or a "try again later" answer is raised, and,
+        when ``strict``, every message of several failing (the command, not a message)."""
         try:
-            data = client.fetch(uids, items)
+            answers = client.fetch(uids, items)
+            return {uid: answers[uid] for uid in uids if uid in answers}, {}
         except IMAPClientAbortError:
             raise
-        except IMAPClientError:  # a structure the server cannot describe: headers only
-            log.info("%s %s: BODYSTRUCTURE refused, reading headers only", self.key, folder)
-            data = client.fetch(uids, [i for i in items if i != "BODYSTRUCTURE"])
-        parts = {
-            uid: find_text_part(data[uid].get(b"BODYSTRUCTURE")) for uid in uids if uid in data
-        }
-        snippets = self._read_snippets(client, parts)
-        return [
-            self._event(folder, uidvalidity, uid, data[uid], snippets.get(uid, ""))
-            for uid in uids
-            if uid in data
-        ]
+        except (IMAPClientError, ValueError) as exc:
+            if _is_transient(exc):
+                raise
+            if len(uids) == 1:
+                return {}, {uids[0]: exc}
+            first = exc
+        data: dict[int, dict[bytes, Any]] = {}
+        failed: dict[int, Exception] = {}
+        for uid in uids:
+            try:
+                answer = client.fetch([uid], items)
+            except IMAPClientAbortError:
+                raise
+            except (IMAPClientError, ValueError) as exc:
+                if _is_transient(exc):
+                    raise
+                failed[uid] = exc
+                continue
+            if uid in answer:
+                data[uid] = answer[uid]
+        if strict and not data:
+            raise first
+        return data, failed
 
-    def _read_snippets(
-        self, client: imapclient.IMAPClient, parts: dict[int, TextPart | None]
-    ) -> dict[int, str]:
-        by_section: dict[str, list[int]] = {}
-        for uid, part in parts.items():
-            if part is not None:
-                by_section.setdefault(part.section, []).append(uid)
-        snippets: dict[int, str] = {}
-        for section, uids in by_section.items():
-            data = client.fetch(uids, [f"BODY.PEEK[{section}]<0.{SNIPPET_BYTES}>"])
-            for uid in uids:
-                raw = _key(data.get(uid, {}), f"BODY[{section}]".encode())
-                part = parts[uid]
-                if isinstance(raw, bytes) and part is not None:
-                    snippets[uid] = decode_snippet(raw, part)
-        return snippets
+    def _read_texts(
+        self, client: imapclient.IMAPClient, folder: str, mails: list[FetchedMessage]
+    ) -> None:
+        """Each message's text: its preferred text parts first (plain, and HTML beside a
+        tiny plain part), then the next ones for the messages whose text was blank."""
+        for mail in mails:
+            try:
+                mail.parts = message_parts(mail.data.get(b"BODYSTRUCTURE"))
+            except Exception as exc:
+                self._note(mail, folder, "its structure could not be read", exc)
+            mail.unread = text_parts(mail.parts)
+        pending = [mail for mail in mails if mail.unread]
+        first = True
+        while pending:
+            reads = {m.uid: first_reads(m.unread) if first else m.unread[:1] for m in pending}
+            got = self._read_parts(client, folder, pending, reads)
+            for mail in pending:
+                for part in reads[mail.uid]:
+                    mail.unread.remove(part)
+                    raw = got.get((mail.uid, part.ref))
+                    if raw is not None and not mail.text:
+                        mail.text = self._decode(mail, folder, part, raw)
+            pending = [mail for mail in pending if not mail.text and mail.unread]
+            first = False
+        self._read_loose_texts(client, folder, [m for m in mails if _broken_multipart(m)])
 
-    def _event(
-        self, folder: str, uidvalidity: int, uid: int, data: dict[bytes, Any], text: str
-    ) -> Event:
-        raw = _key(data, b"BODY[HEADER")
-        headers = parse_headers(raw if isinstance(raw, bytes) else b"")
-        message_id = headers.get("message-id", "").strip().strip("<>").strip() or None
+    def _read_loose_texts(
+        self, client: imapclient.IMAPClient, folder: str, mails: list[FetchedMessage]
+    ) -> None:
+        """The text of messages whose multipart boundaries are broken, from their raw body."""
+        if not mails:
+            return
+        data, failed = self._fetch(client, [m.uid for m in mails], [LOOSE_ITEM])
+        for mail in mails:
+            raw = _key(data.get(mail.uid, {}), b"BODY[TEXT]")
+            if mail.uid in failed or not isinstance(raw, bytes):
+                continue
+            try:
+                mail.text = loose_text(raw, partial=len(raw) >= HTML_BYTES)
+            except Exception as exc:
+                self._note(mail, folder, "its text could not be decoded", exc)
+
+    def _read_parts(
+        self,
+        client: imapclient.IMAPClient,
+        folder: str,
+        mails: list[FetchedMessage],
+        reads: dict[int, list[MimePart]],
+    ) -> dict[tuple[int, str], bytes]:
+        """The first bytes of each wanted part, one FETCH per section and length."""
+        by_item: dict[str, list[int]] = {}
+        for mail in mails:
+            for part in reads[mail.uid]:
+                by_item.setdefault(_part_item(part), []).append(mail.uid)
+        by_uid = {mail.uid: mail for mail in mails}
+        got: dict[tuple[int, str], bytes] = {}
+        for item, uids in by_item.items():
+            section = item[len("BODY.PEEK[") : item.index("]")]
+            data, failed = self._fetch(client, uids, [item])
+            for uid, exc in failed.items():
+                by_uid[uid].notes.append(f"its text could not be read ({_server_text(exc)})")
+            for uid, answer in data.items():
+                raw = _key(answer, f"BODY[{section}]".encode())
+                if isinstance(raw, bytes):
+                    got[(uid, section)] = raw
+        return got
+
+    def _decode(self, mail: FetchedMessage, folder: str, part: MimePart, raw: bytes) -> str:
+        partial = len(raw) >= _read_limit(part) and part.size != len(raw)
+        try:
+            mail.links = mail.links or part_links(raw, part, partial=partial)
+            return part_text(raw, part, partial=partial)
+        except Exception as exc:
+            self._note(mail, folder, "its text could not be decoded", exc)
+            return ""
+
+    def _note(self, mail: FetchedMessage, folder: str, what: str, exc: Exception) -> None:
+        """Record that part of a message could not be read: reported (a bug, if it is one)
+        and noted in the event, which is stored with the rest."""
+        report(exc, f"{self.key} {folder}: message UID {mail.uid}: {what}", logger=log)
+        mail.notes.append(f"{what}: {one_line(exc)}")
+
+    def message_event(self, folder: str, uidvalidity: int, mail: FetchedMessage) -> Event | None:
+        """The event of a fetched message; what cannot be mapped is noted and reported,
+        and a message of which nothing can be made is skipped (None). Never raises."""
+        try:
+            return self._event(folder, uidvalidity, mail)
+        except Exception as exc:
+            self._note(mail, folder, "its headers could not be mapped", exc)
+        try:
+            return self._bare_event(folder, uidvalidity, mail)
+        except Exception as exc:
+            report(exc, f"{self.key} {folder}: message UID {mail.uid} skipped", logger=log)
+            return None
+
+    def _event_id(self, folder: str, uidvalidity: int, uid: int, message_id: str | None) -> str:
         account = f"{self.username}@{self.host}"
         if message_id:
-            event_id = f"imap:{account}:<{message_id}>"
-        else:
-            event_id = f"imap:{account}:{folder}:{uidvalidity}:{uid}"
-        flags = [_s(f) for f in data.get(b"FLAGS") or ()]
+            return f"imap:{account}:<{message_id}>"
+        return f"imap:{account}:{folder}:{uidvalidity}:{uid}"
+
+    def _event(self, folder: str, uidvalidity: int, mail: FetchedMessage) -> Event:
+        raw = _key(mail.data, b"BODY[HEADER")
+        headers = parse_header_block(raw if isinstance(raw, bytes) else b"")
+        message_id = headers.get("message-id", "").strip().strip("<>").strip() or None
+        flags = [_s(f) for f in mail.data.get(b"FLAGS") or ()]
         subject = headers.get("subject")
+        attachments = attachment_names(mail.parts)
+        refs: dict[str, Any] = {
+            "folder": folder,
+            "uid": mail.uid,
+            "uidvalidity": uidvalidity,
+            "message_id": message_id,
+        }
+        if attachments:
+            refs["attachments"] = attachments
+        if mail.links:
+            refs["links"] = mail.links
         return Event(
-            id=event_id,
+            id=self._event_id(folder, uidvalidity, mail.uid, message_id),
             source="email",
             event_type="email.received",
-            time=self._time(headers.get("date"), data.get(b"INTERNALDATE")),
+            time=self._time(headers.get("date"), mail.data.get(b"INTERNALDATE")),
             sender=parse_sender(headers.get("from")),
             subject=decode_header_value(subject) if subject is not None else None,
-            text=text,
+            text=mail.text or attachment_summary(attachments),
             labels=[folder, *(f for f in flags if f.lower() not in _HIDDEN_FLAGS)],
             headers={
                 name: decode_header_value(headers[name.lower()])
-                for name in COPIED_HEADERS
+                for name in KEPT_HEADERS
                 if name.lower() in headers
             },
-            refs={
-                "folder": folder,
-                "uid": uid,
-                "uidvalidity": uidvalidity,
-                "message_id": message_id,
-            },
+            refs=refs,
+            notes=mail.notes,
+        )
+
+    def _bare_event(self, folder: str, uidvalidity: int, mail: FetchedMessage) -> Event:
+        """What is left of a message whose headers could not be mapped: when it arrived."""
+        return Event(
+            id=self._event_id(folder, uidvalidity, mail.uid, None),
+            source="email",
+            event_type="email.received",
+            time=self._time(None, mail.data.get(b"INTERNALDATE")),
+            text=mail.text,
+            labels=[folder],
+            refs={"folder": folder, "uid": mail.uid, "uidvalidity": uidvalidity},
+            notes=mail.notes,
         )
 
     @staticmethod
