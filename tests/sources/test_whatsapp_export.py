@@ -485,3 +485,29 @@ async def test_missing_folder_is_a_source_error(tmp_path: Path) -> None:
 def test_unknown_zone_is_a_source_error(tmp_path: Path) -> None:
     with pytest.raises(SourceError, match="unknown time zone"):
         _source(tmp_path, tz="Mars/Olympus")
+
+
+def test_two_chats_of_the_same_name_are_two_chats_and_a_re_export_is_the_same(
+    tmp_path: Path,
+) -> None:
+    """A chat's id comes from its name and its first message, not its name alone: muting
+    one group called "Family" leaves another "Family" alone (issue 20)."""
+    from engine.triage.feedback import never_rule_for, would_silence
+
+    ours = "12/03/24, 09:00 - Lia: Sunday lunch?\n12/03/24, 09:05 - Teo: Yes!\n"
+    theirs = "02/01/23, 18:00 - Bruno: Welcome to the family group\n02/01/23, 18:02 - Ada: Hi\n"
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = _events(_write_bytes(tmp_path / "a", "WhatsApp Chat with Family.txt", ours.encode()))
+    other = _events(_write_bytes(tmp_path / "b", "WhatsApp Chat with Family.txt", theirs.encode()))
+    later = ours + "13/03/24, 10:00 - Lia: See you at 1\n"
+    copy = _write_bytes(tmp_path / "b", "WhatsApp Chat with Family (2).txt", later.encode())
+    again = _events(copy)
+    assert first[0].chat and other[0].chat and again[0].chat
+    assert first[0].chat.id != other[0].chat.id
+    assert again[0].chat.id == first[0].chat.id
+    rule = never_rule_for(first[0])
+    assert rule is not None
+    now = datetime(2024, 3, 14, 9, 0).astimezone()
+    silenced = would_silence([rule], [*first, *other, *again], now)
+    assert {e.id for e in silenced} == {e.id for e in [*first, *again]}

@@ -881,8 +881,14 @@ def resolve_zone(tz: tzinfo | str | None) -> tzinfo:
         raise SourceError(f"unknown time zone {tz!r}") from None
 
 
-def chat_id_for(name: str) -> str:
-    return "whatsapp-export-chat:" + hashlib.sha1(name.encode()).hexdigest()[:16]
+def chat_id_for(chat: ParsedChat) -> str:
+    """An exported chat's id: its name with its first message (when and who), which every
+    later export of the same chat repeats and another chat of the same name does not: two
+    groups called "Family" are two chats, and muting one leaves the other alone."""
+    first = min(chat.messages, key=lambda m: m.time, default=None)
+    opening = f"{first.time.isoformat()}\x1f{first.sender}" if first else ""
+    key = f"{chat.name}\x1f{opening}"
+    return "whatsapp-export-chat:" + hashlib.sha1(key.encode()).hexdigest()[:16]
 
 
 def message_id(chat_name: str, msg: ExportMessage, occurrence: int) -> str:
@@ -928,7 +934,7 @@ def chat_events(
     that cannot become an event is left out and said in ``chat.errors``."""
     zone_ = resolve_zone(tz)
     group = chat.looks_like_group if is_group is None else is_group
-    chat_ref = Chat(id=chat_id_for(chat.name), name=chat.name, is_group=group)
+    chat_ref = Chat(id=chat_id_for(chat), name=chat.name, is_group=group)
     seen: Counter[tuple[datetime, str, str]] = Counter()
     events = []
     for msg in chat.messages:
