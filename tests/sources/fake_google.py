@@ -36,6 +36,7 @@ ACCOUNT = "ada@example.com"
 CLIENT_ID = "tic-test.apps.googleusercontent.com"
 CLIENT_SECRET = "fake-client-secret"
 UPDATED_BASE = datetime(2026, 3, 1, 8, 0, tzinfo=UTC)
+CANCELLED = {"status": "cancelled"}
 
 
 @dataclass
@@ -117,6 +118,11 @@ class FakeGoogle:
         self.seq = 0
         self.oldest_sync_seq = 0
         self.event_page_size = 2500
+        # Recurring events themselves: read with events.get only (a singleEvents listing
+        # shows their occurrences, which are in ``events``).
+        self.series: dict[str, dict[str, Any]] = {}
+        # Like the organizer's own calendar: listings keep a deleted event's details.
+        self.detailed_cancellations = False
         self.keyring: MemoryKeyring | None = None
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -327,8 +333,48 @@ class FakeGoogle:
         return self.put_event(event)
 
     def cancel_event(self, event_id: str) -> dict[str, Any]:
-        """Like Google: a deleted event is listed (showDeleted / sync) with few fields."""
-        return self.put_event({"id": event_id, "status": "cancelled"})
+        """Like Google: a deleted event is listed (showDeleted / sync) with few fields (unless
+        ``detailed_cancellations``); events.get still returns its details."""
+        return self.put_event({**self.events.get(event_id, {}), "id": event_id} | CANCELLED)
+
+    def recurring_event(
+        self,
+        series_id: str,
+        summary: str,
+        first: datetime,
+        count: int,
+        every: timedelta = timedelta(days=1),
+        minutes: int = 30,
+    ) -> list[dict[str, Any]]:
+        """A recurring event as a singleEvents listing shows it: its occurrences, each named
+        ``<series>_<original start, UTC>`` with ``recurringEventId`` and ``originalStartTime``."""
+        end = first + timedelta(minutes=minutes)
+        with self.lock:
+            self.series[series_id] = {
+                "kind": "calendar#event",
+                "id": series_id,
+                "status": "confirmed",
+                "summary": summary,
+                "start": {"dateTime": first.isoformat(), "timeZone": self.calendar_tz},
+                "end": {"dateTime": end.isoformat(), "timeZone": self.calendar_tz},
+                "recurrence": [f"RRULE:FREQ=DAILY;COUNT={count}"],
+                "organizer": {"email": "boss@example.org", "displayName": "The Boss"},
+            }
+        occurrences = []
+        for n in range(count):
+            start = first + n * every
+            original = {"dateTime": start.isoformat(), "timeZone": self.calendar_tz}
+            stamp = start.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+            occurrence = self.timed_event(
+                f"{series_id}_{stamp}",
+                summary,
+                start,
+                minutes,
+                recurringEventId=series_id,
+                originalStartTime=original,
+            )
+            occurrences.append(occurrence)
+        return occurrences
 
     def invalidate_sync_tokens(self) -> None:
         with self.lock:
@@ -367,6 +413,10 @@ class FakeGoogle:
         match = re.fullmatch(r"/calendar/v3/calendars/([^/]+)/events", request.path)
         if match:
             return self._calendar_list(request)
+        match = re.fullmatch(r"/calendar/v3/calendars/([^/]+)/events/([^/]+)", request.path)
+        if match:
+            event = self.events.get(match.group(2)) or self.series.get(match.group(2))
+            return (200, event, {}) if event else _error(404, "notFound")
         return _error(404, "notFound")
 
     def _authorize(self, request: Request) -> tuple[int, Any, dict]:
@@ -507,7 +557,7 @@ class FakeGoogle:
         body: dict[str, Any] = {
             "kind": "calendar#events",
             "timeZone": self.calendar_tz,
-            "items": [_event_view(e) for e in chunk],
+            "items": [_event_view(e, self.detailed_cancellations) for e in chunk],
         }
         if nxt:
             body["nextPageToken"] = f"{snapshot}:{nxt}"
@@ -544,8 +594,8 @@ def _bounds(event: dict[str, Any]) -> tuple[datetime, datetime]:
     return parse(event["start"]), parse(event["end"])
 
 
-def _event_view(event: dict[str, Any]) -> dict[str, Any]:
-    if event["status"] == "cancelled":
+def _event_view(event: dict[str, Any], detailed: bool = False) -> dict[str, Any]:
+    if event["status"] == "cancelled" and not detailed:
         keep = ("kind", "id", "status", "updated", "recurringEventId", "originalStartTime")
         return {k: event[k] for k in keep if k in event}
     return dict(event)

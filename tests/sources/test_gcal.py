@@ -14,7 +14,14 @@ import pytest
 
 from engine.events import Event, Person
 from engine.sources.base import Batch, NeedsSignIn, TransientError
-from engine.sources.google.calendar import CalendarSource, calendar_change, event_time, plain_text
+from engine.sources.google.calendar import (
+    CalendarSource,
+    calendar_change,
+    event_time,
+    original_start,
+    plain_text,
+    series_of,
+)
 from engine.sources.sync import load_cursor, sync_once
 from tests.sources.fake_google import ACCOUNT, FakeGoogle, running_google
 from tests.sources.stored import stored, stored_ids
@@ -69,8 +76,13 @@ def version(event: dict) -> str:
 
 
 def listings(google: FakeGoogle) -> list:
-    """The sync listings (not the look-ahead for reminders, which orders by start time)."""
-    return [r for r in google.calls("/events") if r.arg("orderBy") is None]
+    """The sync listings (not the look-ahead for reminders, which orders by start time, nor
+    the reads of one event)."""
+    return [
+        r
+        for r in google.calls("/events")
+        if r.path.endswith("/events") and r.arg("orderBy") is None
+    ]
 
 
 def cursor() -> dict:
@@ -124,12 +136,19 @@ async def test_first_sync_reports_upcoming_events_with_their_details(
     )
     google.timed_event("past", "Over long ago", NOW - timedelta(days=3))
     google.timed_event("ghost", "Deleted before we looked", NOW + timedelta(hours=5))
-    google.cancel_event("ghost")
+    ghost = google.cancel_event("ghost")
+    google.timed_event("gone", "Deleted and over", NOW - timedelta(days=3))
+    google.cancel_event("gone")
     google.timed_event("far", "Next autumn", NOW + timedelta(days=200))
 
-    assert await sync_once(make_source()) == 3
+    assert await sync_once(make_source()) == 4
 
-    assert sorted(stored_ids()) == sorted(version(e) for e in (review, holiday, standup))
+    assert sorted(stored_ids()) == sorted(version(e) for e in (review, holiday, standup, ghost))
+    cancelled = stored(version(ghost))  # listed with its id only: read with events.get
+    assert cancelled.event_type == "calendar.cancelled"
+    assert cancelled.subject == "Deleted before we looked"
+    assert cancelled.calendar and cancelled.calendar.start == NOW + timedelta(hours=5)
+    assert [r.path.rsplit("/", 1)[-1] for r in google.calls("/events/")] == ["ghost", "gone"]
     event = stored(version(review))
     assert event.source == "calendar" and event.event_type == "calendar.created"
     assert event.time == datetime.fromisoformat(review["updated"])
@@ -330,6 +349,159 @@ async def test_a_crash_mid_sync_loses_and_duplicates_nothing(
     assert len(listings(google)) == 3  # page 1 once, then pages 2 and 3
 
 
+# recurring events and cancellations never stored ------------------------------------------
+
+
+def occurrence_id(series: str, start: datetime) -> str:
+    return f"{series}_{start.astimezone(UTC).strftime('%Y%m%dT%H%M%SZ')}"
+
+
+async def test_a_cancelled_occurrence_tic_never_stored_takes_the_series_title(
+    db: object, google: FakeGoogle, make_source: Callable[..., CalendarSource], clock: Clock
+) -> None:
+    source = make_source(horizon_days=30)
+    first = NOW + timedelta(days=1, minutes=-30)
+    google.recurring_event("standup", "Standup", first, count=60)
+    await sync_once(source)
+    assert len(stored_ids()) == 30  # the occurrences in the horizon
+    clock.now = NOW + timedelta(days=20)  # 20 more occurrences came into the horizon since
+    late = first + timedelta(days=40)
+    gone = google.cancel_event(occurrence_id("standup", late))
+    assert (
+        set(gone) == {"kind", "id", "status", "updated", "recurringEventId"} | {"originalStartTime"}
+        or gone["status"] == "cancelled"
+    )
+
+    assert await sync_once(source) == 1
+
+    event = stored(version(gone))
+    assert event.event_type == "calendar.cancelled" and event.subject == "Standup"
+    assert event.calendar and event.calendar.start == late
+    assert event.calendar.end == late + timedelta(minutes=30)
+    assert event.calendar.status == "cancelled" and event.calendar.recurring
+    assert event.refs["event_id"] == occurrence_id("standup", late)
+    assert event.refs["recurring_event_id"] == "standup"
+    assert "html_link" not in event.refs  # another occurrence's link is not this one's
+    assert event.sender == Person(name="The Boss", address="boss@example.org")
+    assert google.calls("/events/") == []  # the store knew the series
+
+
+async def test_a_cancelled_occurrence_of_a_series_never_stored_reads_the_series(
+    db: object, google: FakeGoogle, make_source: Callable[..., CalendarSource], clock: Clock
+) -> None:
+    source = make_source(horizon_days=30)
+    first = NOW + timedelta(days=40, hours=6)
+    google.recurring_event("retro", "Sprint retro", first, count=5, every=timedelta(days=7))
+    assert await sync_once(source) == 0  # all beyond the horizon
+    clock.now = NOW + timedelta(days=30)
+    when = first + timedelta(days=7)
+    # Only its id, as Google lists some deletions: the series and start are read from it.
+    gone = google.put_event({"id": occurrence_id("retro", when), "status": "cancelled"})
+
+    assert await sync_once(source) == 1
+
+    event = stored(version(gone))
+    assert event.event_type == "calendar.cancelled" and event.subject == "Sprint retro"
+    assert event.calendar and event.calendar.start == when
+    assert event.refs["recurring_event_id"] == "retro"
+    assert [r.path for r in google.calls("/events/")] == [
+        "/calendar/v3/calendars/primary/events/retro"
+    ]
+
+
+async def test_a_cancelled_occurrence_out_of_the_window_is_not_reported(
+    db: object, google: FakeGoogle, make_source: Callable[..., CalendarSource]
+) -> None:
+    source = make_source(horizon_days=30)
+    first = NOW + timedelta(days=50)
+    google.recurring_event("later", "Quarterly", first, count=2, every=timedelta(days=90))
+    await sync_once(source)
+    google.cancel_event(occurrence_id("later", first))
+
+    assert await sync_once(source) == 0
+    assert google.calls("/events/") == []  # its original start said enough
+
+
+async def test_an_occurrence_moved_on_its_own_is_a_moved_event_from_its_original_start(
+    db: object, google: FakeGoogle, make_source: Callable[..., CalendarSource], clock: Clock
+) -> None:
+    source = make_source(horizon_days=30)
+    first = NOW + timedelta(days=1)
+    google.recurring_event("sync", "Team sync", first, count=60)
+    await sync_once(source)
+    clock.now = NOW + timedelta(days=20)
+    stored_one, never_stored = first + timedelta(days=25), first + timedelta(days=40)
+    moved_stored = google.move_event(
+        occurrence_id("sync", stored_one), stored_one + timedelta(hours=3)
+    )
+    moved_new = google.move_event(
+        occurrence_id("sync", never_stored), never_stored + timedelta(hours=2)
+    )
+
+    assert await sync_once(source) == 2
+
+    for moved, original in ((moved_stored, stored_one), (moved_new, never_stored)):
+        event = stored(version(moved))
+        assert event.event_type == "calendar.updated" and event.subject == "Team sync"
+        assert event.calendar and event.calendar.start == original + timedelta(
+            hours=3 if original == stored_one else 2
+        )
+        assert event.calendar.previous_start == original
+
+
+async def test_an_exception_in_the_first_sync_is_simply_there(
+    db: object, google: FakeGoogle, make_source: Callable[..., CalendarSource]
+) -> None:
+    first = NOW + timedelta(days=1)
+    google.recurring_event("sync", "Team sync", first, count=3)
+    moved = google.move_event(occurrence_id("sync", first), first + timedelta(hours=2))
+
+    await sync_once(make_source())
+
+    event = stored(version(moved))
+    assert event.event_type == "calendar.created"
+    assert event.calendar and event.calendar.previous_start is None
+
+
+async def test_deletions_listed_with_their_details_need_no_read(
+    db: object, google: FakeGoogle, make_source: Callable[..., CalendarSource]
+) -> None:
+    google.detailed_cancellations = True  # the organizer's own calendar
+    google.timed_event("offsite", "Offsite", NOW + timedelta(days=3), location="Lodge")
+    offsite = google.cancel_event("offsite")
+
+    assert await sync_once(make_source()) == 1
+
+    event = stored(version(offsite))
+    assert event.event_type == "calendar.cancelled" and event.subject == "Offsite"
+    assert event.calendar and event.calendar.location == "Lodge"
+    assert event.calendar.status == "cancelled"
+    assert google.calls("/events/") == []
+
+
+async def test_a_cancellation_of_an_event_never_stored_is_read_and_reported(
+    db: object,
+    google: FakeGoogle,
+    make_source: Callable[..., CalendarSource],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    source = make_source()
+    await sync_once(source)
+    google.timed_event("quick", "Quick chat", NOW + timedelta(hours=4))
+    quick = google.cancel_event("quick")  # created and deleted between two syncs
+    google.cancel_event("purged")
+    google.fail("/events/purged", 404)  # Google no longer has it
+    google.timed_event("other", "Other", NOW + timedelta(hours=5))
+    google.cancel_event("other")
+    monkeypatch.setattr("engine.sources.google.calendar.MAX_LOOKUPS", 2)
+
+    assert await sync_once(source) == 1  # "other" is one read too many: not reported
+
+    event = stored(version(quick))
+    assert event.event_type == "calendar.cancelled" and event.subject == "Quick chat"
+    assert [r.path.rsplit("/", 1)[-1] for r in google.calls("/events/")] == ["quick", "purged"]
+
+
 # reminders -------------------------------------------------------------------------------
 
 
@@ -431,6 +603,24 @@ def test_a_cancelled_event_without_details_takes_them_from_the_previous_copy() -
     assert event.event_type == "calendar.cancelled" and event.subject == "Dentist"
     assert event.time == NOW and event.calendar and event.calendar.status == "cancelled"
     assert never_seen is None
+
+
+def test_an_occurrence_is_known_by_its_fields_or_by_its_id() -> None:
+    timed = {"id": "abc_20260105T090000Z", "status": "cancelled"}
+    all_day = {"id": "abc_20260105", "status": "cancelled"}
+    fields = {
+        "id": "abc_20260105T090000Z",
+        "recurringEventId": "abc",
+        "originalStartTime": {"dateTime": "2026-01-05T10:00:00+01:00"},
+    }
+    split = {"id": "abc_R20260105T090000", "recurrence": ["RRULE:FREQ=DAILY"]}
+
+    assert series_of(timed) == series_of(all_day) == series_of(fields) == "abc"
+    assert series_of({"id": "abc"}) is None and series_of(split) is None
+    assert original_start(timed, None) == datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+    assert original_start(all_day, "Europe/Madrid") == datetime(2026, 1, 5, tzinfo=MADRID)
+    assert original_start(fields, None) == datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+    assert original_start({"id": "abc"}, None) is None
 
 
 def test_times_without_an_offset_use_the_event_or_calendar_zone() -> None:

@@ -8,8 +8,18 @@ becomes one event, id ``gcal:<eventId>:<updated>``:
 - not seen before → ``calendar.created``;
 - seen before → ``calendar.updated``, with ``calendar.previous_start`` when it moved (the
   previous copy is the latest stored event whose ``refs.event_id`` matches);
-- ``status: cancelled`` → ``calendar.cancelled`` (details from the stored copy; a cancelled
-  event never seen is nothing to report).
+- ``status: cancelled`` → ``calendar.cancelled``, also for an event TIC never stored (one
+  created before the first sync, or an occurrence that came into the horizon since).
+
+A cancelled item often carries nothing but its id. Its details come from the stored copy;
+else from the item itself (Google keeps them on the organizer's calendar); else, for one
+occurrence of a recurring event (id ``<series>_<original start>``, ``recurringEventId``,
+``originalStartTime``), from the series (a stored occurrence, or the series read with
+``events.get``) at the occurrence's original start; else from ``events.get`` of the event
+(at most ``MAX_LOOKUPS`` reads a page). An occurrence moved on its own (an exception whose
+start differs from ``originalStartTime``) that TIC never stored is ``calendar.updated`` with
+its original start as ``previous_start``, in an incremental listing (in a full one it is
+simply there: created).
 
 Changes to events that start beyond ``horizon_days`` or ended before the sync window are not
 reported (a new weekly series would otherwise flood TIC with every future instance).
@@ -30,7 +40,7 @@ import json
 import logging
 import re
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
@@ -47,6 +57,11 @@ log = logging.getLogger(__name__)
 CREATED, UPDATED = "calendar.created", "calendar.updated"
 CANCELLED, REMINDER = "calendar.cancelled", "calendar.reminder"
 SYNC_WINDOW = timedelta(days=1)  # how far back a full listing starts
+MAX_LOOKUPS = 20
+"""Events read one by one (``events.get``) in a page: details of cancellations nothing else
+tells about. More in one page (a mass deletion) are reported from what is known, or not."""
+# An occurrence of a recurring event: <series id>_<original start, UTC> (all-day: the date).
+_OCCURRENCE_ID = re.compile(r"(?P<series>.+)_(?P<day>\d{8})(?:T(?P<clock>\d{6})Z)?")
 
 
 @dataclass(frozen=True)
@@ -77,6 +92,28 @@ class _Page:
     cursor: CalendarCursor
     more: bool
     upcoming: list[dict[str, Any]]  # events starting soon (last page only)
+    incremental: bool = False  # changes since a sync token (else a full listing)
+
+
+@dataclass
+class _Known:
+    """What converting one page knows beside its items: the stored copies (each read once)
+    and the resources read with ``events.get``."""
+
+    looked_up: dict[str, dict[str, Any]] = field(default_factory=dict)
+    listed: dict[str, dict[str, Any]] = field(default_factory=dict)  # series → an occurrence
+    _copies: dict[str, Event | None] = field(default_factory=dict)
+    _series: dict[str, Event | None] = field(default_factory=dict)
+
+    def copy(self, event_id: str) -> Event | None:
+        if event_id not in self._copies:
+            self._copies[event_id] = latest_copy(event_id)
+        return self._copies[event_id]
+
+    def stored_series(self, series_id: str) -> Event | None:
+        if series_id not in self._series:
+            self._series[series_id] = latest_series_copy(series_id)
+        return self._series[series_id]
 
 
 class CalendarSource(Source):
@@ -114,7 +151,11 @@ class CalendarSource(Source):
     async def fetch(self, cursor: str | None) -> Batch:
         now = self.clock()
         page = await asyncio.to_thread(self._fetch_page, CalendarCursor.loads(cursor), now)
-        events = self._changes(page.items, page.time_zone, now)
+        known = _Known()
+        wanted = self._to_look_up(page.items, page.time_zone, now, known)
+        if wanted:
+            known.looked_up = await asyncio.to_thread(self._look_up, wanted)
+        events = self._changes(page, now, known)
         for item in page.upcoming:
             reminder = self._reminder(item, page.time_zone, now)
             if reminder is not None:
@@ -151,7 +192,8 @@ class CalendarSource(Source):
             more, upcoming = False, self._upcoming(now)
         else:
             raise SourceError("Google Calendar ended a listing without a sync token")
-        return _Page(response.get("items", []), response.get("timeZone"), nxt, more, upcoming)
+        items, tz = response.get("items", []), response.get("timeZone")
+        return _Page(items, tz, nxt, more, upcoming, incremental=bool(cursor.sync_token))
 
     def _full(self, now: datetime) -> CalendarCursor:
         return CalendarCursor(time_min=_rfc3339(now - SYNC_WINDOW))
@@ -169,6 +211,18 @@ class CalendarSource(Source):
             )
         )
 
+    def _look_up(self, event_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """Each event as ``events.get`` returns it (deleted ones too, while Google keeps
+        them); one Google no longer has is left out."""
+        found = {}
+        for event_id in event_ids:
+            request = self._events_api().get(calendarId=self.calendar_id, eventId=event_id)
+            try:
+                found[event_id] = self.session.execute(request)
+            except GoogleApiError as exc:
+                log.info("%s: calendar event %s not read: %s", self.key, event_id, exc)
+        return found
+
     def _upcoming(self, now: datetime) -> list[dict[str, Any]]:
         response = self.session.execute(
             self._events_api().list(
@@ -184,12 +238,52 @@ class CalendarSource(Source):
 
     # conversion, on the event loop's thread (reads the store) -----------------------------
 
-    def _changes(self, items: list[dict[str, Any]], tz: str | None, now: datetime) -> list[Event]:
+    def _to_look_up(
+        self, items: list[dict[str, Any]], tz: str | None, now: datetime, known: _Known
+    ) -> list[str]:
+        """The events to read with ``events.get``: for each cancellation in the window that
+        neither the store, nor the item, nor the page can detail, the event itself or (for
+        an occurrence) its series."""
+        for item in items:
+            series = series_of(item)
+            if series is not None and item.get("status") != "cancelled":
+                known.listed.setdefault(series, item)
+        wanted: list[str] = []
+        for item in items:
+            if item.get("status") != "cancelled" or item.get("start") or known.copy(item["id"]):
+                continue
+            series = series_of(item)
+            if series is None:
+                target = item["id"]
+            else:
+                start = original_start(item, tz)
+                if start is None or not self._relevant(start, start, now):
+                    continue
+                if series in known.listed or known.stored_series(series) is not None:
+                    continue
+                target = series
+            if target not in wanted:
+                wanted.append(target)
+        if len(wanted) > MAX_LOOKUPS:
+            log.info(
+                "%s: %d cancelled events to read; reading the first %d",
+                self.key,
+                len(wanted),
+                MAX_LOOKUPS,
+            )
+        return wanted[:MAX_LOOKUPS]
+
+    def _changes(self, page: _Page, now: datetime, known: _Known) -> list[Event]:
         events: list[Event] = []
         seen: dict[str, Event] = {}
-        for item in items:
+        tz = page.time_zone
+        for item in page.items:
             event_id = item["id"]
-            previous = seen.get(event_id) or latest_copy(event_id)
+            previous = seen.get(event_id) or known.copy(event_id)
+            if previous is None and item.get("status") == "cancelled" and not item.get("start"):
+                item = {**known.looked_up.get(event_id, {}), **item}
+            if previous is None:
+                previous = self._occurrence(item, tz, now, page.incremental, known)
             event = calendar_change(item, previous, self._refs(item), tz, now)
             if event is None or not self._in_window(event, previous, now):
                 continue
@@ -197,16 +291,58 @@ class CalendarSource(Source):
             events.append(event)
         return events
 
+    def _occurrence(
+        self,
+        item: dict[str, Any],
+        tz: str | None,
+        now: datetime,
+        incremental: bool,
+        known: _Known,
+    ) -> Event | None:
+        """What an occurrence of a recurring event that TIC never stored is compared with:
+        the series' details at its original start. For a cancelled occurrence (its item says
+        little more than its id), and for one moved on its own that an incremental listing
+        brings (it is then "moved", from its original start); None for anything else."""
+        series_id = series_of(item)
+        start = original_start(item, tz)
+        if series_id is None or start is None:
+            return None
+        if item.get("status") != "cancelled":
+            if not incremental or event_time(item.get("start"), tz) == start:
+                return None
+        elif item.get("start"):
+            return None  # the item's own details say it all
+        series = known.stored_series(series_id)
+        other = known.listed.get(series_id) or known.looked_up.get(series_id)
+        if series is None and other is not None:
+            series = calendar_change(other, None, self._refs(other), tz, now)
+        refs = self._refs(item)
+        if series is None:
+            bare = CalendarInfo(start=start, recurring=True)
+            return Event(
+                id=f"gcal:{item['id']}",
+                source="calendar",
+                event_type=CREATED,
+                time=now,
+                calendar=bare,
+                refs=refs,
+            )
+        return at_start(series, start, refs)
+
     def _in_window(self, event: Event, previous: Event | None, now: datetime) -> bool:
         def relevant(e: Event | None) -> bool:
             cal = e.calendar if e else None
             if cal is None or cal.start is None:
                 return False
-            if cal.end is not None and cal.end < now - SYNC_WINDOW:
-                return False
-            return self.horizon is None or cal.start <= now + self.horizon
+            return self._relevant(cal.start, cal.end, now)
 
         return relevant(event) or relevant(previous)
+
+    def _relevant(self, start: datetime, end: datetime | None, now: datetime) -> bool:
+        """Whether an event from ``start`` to ``end`` is in the sync window and the horizon."""
+        if end is not None and end < now - SYNC_WINDOW:
+            return False
+        return self.horizon is None or start <= now + self.horizon
 
     def _reminder(self, item: dict[str, Any], tz: str | None, now: datetime) -> Event | None:
         if item.get("status") == "cancelled" or "dateTime" not in item.get("start", {}):
@@ -234,7 +370,7 @@ class CalendarSource(Source):
             "account": self.account,
             "html_link": item.get("htmlLink"),
             "ical_uid": item.get("iCalUID"),
-            "recurring_event_id": item.get("recurringEventId"),
+            "recurring_event_id": series_of(item),
             "video_link": video_link(item),
             "all_day": "date" in item.get("start", {}),
         }
@@ -256,6 +392,63 @@ def latest_copy(event_id: str) -> Event | None:
     return Event.model_validate_json(row.payload) if row is not None else None
 
 
+def latest_series_copy(series_id: str) -> Event | None:
+    """The latest stored created/updated/cancelled event of a recurring event's series: one
+    of its occurrences (or the series itself, when a listing had it)."""
+    row = (
+        EventRecord.select(EventRecord.payload)
+        .where(
+            (EventRecord.source == "calendar")
+            & (EventRecord.event_type != REMINDER)
+            & (
+                (fn.json_extract(EventRecord.payload, "$.refs.recurring_event_id") == series_id)
+                | (fn.json_extract(EventRecord.payload, "$.refs.event_id") == series_id)
+            )
+        )
+        .order_by(EventRecord.id.desc())
+        .first()
+    )
+    return Event.model_validate_json(row.payload) if row is not None else None
+
+
+def series_of(item: dict[str, Any]) -> str | None:
+    """The series id of an occurrence of a recurring event (None: not one). Google names an
+    occurrence ``<series>_<original start>``; a cancelled one may carry nothing else."""
+    if item.get("recurringEventId"):
+        return str(item["recurringEventId"])
+    match = _OCCURRENCE_ID.fullmatch(str(item.get("id", "")))
+    return match["series"] if match else None
+
+
+def original_start(item: dict[str, Any], tz: str | None) -> datetime | None:
+    """When an occurrence was due before it was moved or cancelled: ``originalStartTime``,
+    else the start its id is named after."""
+    start = event_time(item.get("originalStartTime"), tz)
+    match = _OCCURRENCE_ID.fullmatch(str(item.get("id", "")))
+    if start is not None or match is None:
+        return start
+    if match["clock"]:
+        return datetime.strptime(match["day"] + match["clock"], "%Y%m%d%H%M%S").replace(tzinfo=UTC)
+    return datetime.combine(datetime.strptime(match["day"], "%Y%m%d").date(), time(), zone(tz))
+
+
+def at_start(series: Event, start: datetime, refs: dict[str, Any]) -> Event:
+    """``series`` (one of its occurrences, or the series) as the occurrence due at ``start``:
+    its title, people and place, its duration, the occurrence's own refs."""
+    cal = series.calendar or CalendarInfo()
+    length = cal.end - cal.start if cal.start is not None and cal.end is not None else None
+    calendar = cal.model_copy(
+        update={
+            "start": start,
+            "end": start + length if length is not None else None,
+            "previous_start": None,
+            "recurring": True,
+        }
+    )
+    shared = {k: v for k, v in series.refs.items() if k != "html_link"}
+    return series.model_copy(update={"calendar": calendar, "refs": {**shared, **refs}})
+
+
 def calendar_change(
     item: dict[str, Any],
     previous: Event | None,
@@ -268,6 +461,8 @@ def calendar_change(
     updated = parse_instant(updated_raw, naive_zone=UTC)
     version = f"gcal:{item['id']}:{updated_raw or item.get('status', 'unknown')}"
     if item.get("status") == "cancelled":
+        if (previous is None or previous.calendar is None) and item.get("start"):
+            previous = calendar_change({**item, "status": "confirmed"}, None, refs, tz, now)
         if previous is None or previous.calendar is None:
             return None
         calendar = previous.calendar.model_copy(
