@@ -247,7 +247,7 @@ def test_the_links_of_an_html_part_are_kept_as_their_hosts() -> None:
     markup = (
         '<p>Change your password <a href="https://Bit.ly/3XmP#x">here</a>, or '
         '<a href="//cdn.mailer-host.example.net/x">there</a>, or '
-        '<a href="mailto:desk@quillon.example">write</a>. '
+        '<a href="mailto:desk@ferrow-desk.example">write</a>. '
         '<a href="https://bit.ly/other">again</a></p>'
     )
     assert part_links(markup.encode(), HTML) == ["bit.ly", "cdn.mailer-host.example.net"]

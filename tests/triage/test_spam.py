@@ -66,6 +66,7 @@ QUESTION = "Hi, could you send me the signed copy before Friday? Thanks, Lena"
         ({"headers": {"X-Spam-Flag": "YES"}}, "X-Spam-Flag: YES"),
         ({"headers": {"X-Spam-Status": "Yes, score=7.2 required=5.0"}}, "X-Spam-Status: Yes"),
         ({"labels": ["SPAM", "UNREAD"]}, "labelled it SPAM"),
+        ({"labels": ["INBOX", "$Junk"]}, "flagged it as junk"),
         ({"refs": {"folder": "INBOX.Junk"}}, "junk folder \u201cINBOX.Junk\u201d"),
         ({"refs": {"folder": "Correo no deseado"}}, "junk folder"),
         ({"subject": "*****SPAM***** Re: the signed copy"}, "subject is tagged as spam"),
@@ -79,6 +80,12 @@ def test_the_providers_verdict_makes_it_spam(overrides: dict[str, Any], reason: 
 
 
 def test_a_spam_filters_own_verdict_of_no_is_not_spam() -> None:
+    assert (
+        spam_reason(
+            mail("Lena Marsh", "lena@marsh-studio.example", "Re", QUESTION, labels=["$NotJunk"])
+        )
+        is None
+    )
     event = mail(
         "Lena Marsh",
         "lena@marsh-studio.example",
@@ -307,3 +314,43 @@ async def test_spam_with_no_rules_is_not_notified_and_says_why(model, workspace)
     )
     assert not decision.notify
     assert "advance-fee" in decision.reason
+
+
+def test_a_pharmacys_own_rx_notice_is_not_spam_but_rx_offers_with_a_link_away_are() -> None:
+    ready = mail(
+        "Corner Pharmacy",
+        "rx@cornerpharmacy.example",
+        "Your Rx is ready",
+        "Your Rx is ready for pickup. Details: https://www.cornerpharmacy.example/rx/88",
+    )
+    assert spam_reason(ready) is None
+    offer = mail(
+        "Dora Pell",
+        "kqlwpz@harbold-post.example",
+        "no r-x req",
+        "A massive dizcounnt on your medz-rx, no dr-script required. "
+        "Gotothis: http://xqr.benefit-pills.example/?a=552",
+    )
+    assert "pharmacy spam" in (spam_reason(offer) or "")
+
+
+def test_a_spammer_admitting_a_bought_list_is_spam_without_a_link() -> None:
+    event = mail(
+        "Carla Somers",
+        "itereo@harbold-post.example",
+        "Say goodbye to yellow teeth!!!",
+        "Your email address was obtained from a purchased list. If you wish to unsubscribe "
+        "from this list, please click here and enter your name into the remove box.",
+    )
+    assert "unsolicited advertising" in (spam_reason(event) or "")
+
+
+def test_a_link_only_the_html_shows_counts_like_one_in_the_text() -> None:
+    event = mail(
+        None,
+        None,
+        "Someone has your password",
+        "Someone just used your password to try to sign in. Change password",
+        refs={"links": ["bit.ly"]},
+    )
+    assert "bit.ly" in (spam_reason(event) or "")

@@ -7,8 +7,9 @@ provider's own verdict (a spam label, ``X-Spam-Flag``, a junk folder, a subject 
 person or a brand; or wording that only scams and spam use, each needing a second sign
 (an advance-fee story *and* a sum in the millions, a prize *and* a link or card details,
 credentials asked for *and* a link that hides where it leads). Advertising wording
-alone is never enough from a sender that mails like a real list (``List-Unsubscribe``): a
-shop's newsletter is a promotion, not spam, so an Always line for that shop still holds.
+is never enough from a sender that mails like a real list (``List-Unsubscribe``), and
+elsewhere it takes two of its phrases and a link away, or three: a shop's newsletter is a
+promotion, not spam, so an Always line for that shop still holds.
 The phrases are language data (``scam`` tables of ``engine.triage.language``).
 """
 
@@ -120,6 +121,9 @@ def provider_verdict(e: Event) -> str | None:
     """The mail provider's or server's own spam verdict, if it gave one."""
     if "SPAM" in e.labels:
         return "the provider labelled it SPAM"
+    flags = {label.lower() for label in e.labels}
+    if flags & {"$junk", "junk"} and "$notjunk" not in flags:
+        return "the mail program flagged it as junk"
     flag = fold(e.headers.get("X-Spam-Flag"))
     if flag.startswith("yes"):
         return "the mail server's filter flagged it (X-Spam-Flag: YES)"
@@ -209,15 +213,15 @@ def scam_wording(e: Event, text: str, sender_domain: str, mails_like_a_list: boo
         # a real service's password mail links to its own (or its mailer's) domain; one
         # that hides where it leads is asking for the password for someone else
         return f"credential phishing (\u201c{credentials}\u201d with {hidden})"
+    if mails_like_a_list:
+        return None  # a real list's newsletter: a promotion at most
     pharmacy = _said(c.pharmacy, text)
     if pharmacy and link:
         return f"pharmacy spam (\u201c{pharmacy}\u201d)"
-    if mails_like_a_list:
-        return None
     adverts = list(dict.fromkeys(m.group(0) for m in c.advertising.finditer(text)))
-    if len(adverts) >= 2 and link:
-        said = ", ".join(f"\u201c{a}\u201d" for a in adverts[:2])
-        return f"unsolicited advertising ({said} and {link})"
+    if (len(adverts) >= 2 and link) or len(adverts) >= 3:
+        said = ", ".join(f"\u201c{a}\u201d" for a in adverts[:3])
+        return f"unsolicited advertising ({said}{' and ' + link if link else ''})"
     return None
 
 
