@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from datetime import datetime
+from typing import Any, cast
+
+import peewee as pw
 
 from engine.clock import utcnow
 from engine.events import Event
@@ -191,23 +194,25 @@ def notified_since(since: datetime, limit: int = 2000) -> list[Event]:
     return [Event.model_validate_json(r.payload) for r in rows]
 
 
-def first_sender_domains(names: Iterable[str]) -> dict[str, str]:
-    """For each email display name among ``names``, the domain of the first address it was
-    seen with (in the order events were stored). One look-up per name, each a walk of the
-    ``(sender_name, id)`` index from its start: a MIN per group scanned every event of the
-    name, so each batch of a tick cost more as the store grew."""
-    found: dict[str, str] = {}
-    for name in {n for n in names if n}:
-        row = (
-            EventRecord.select(EventRecord.sender_address)
+def sender_history(names: Iterable[tuple[str, str]]) -> dict[tuple[str, str], dict[str, int]]:
+    """For each ``(source, display name)``, how many stored events came under that name
+    from each address: the history a name's trusted address is chosen by (the one with the
+    most, never the first to arrive). One grouped look-up per name on the
+    ``(sender_name, id)`` index."""
+    found: dict[tuple[str, str], dict[str, int]] = {}
+    for source, name in {(s, n) for s, n in names if n}:
+        count = pw.fn.COUNT(EventRecord.id)
+        query = (
+            EventRecord.select(EventRecord.sender_address, count.alias("n"))
             .where(
                 (EventRecord.sender_name == name)
-                & (EventRecord.source == "email")
-                & EventRecord.sender_address.contains("@")
+                & (EventRecord.source == source)
+                & EventRecord.sender_address.is_null(False)
             )
-            .order_by(EventRecord.id)
-            .first()
+            .group_by(EventRecord.sender_address)
         )
-        if row is not None and row.sender_address:
-            found[name] = row.sender_address.rsplit("@", 1)[1].lower()
+        rows = cast("Iterable[dict[str, Any]]", query.dicts())  # the stubs type rows as models
+        addresses = {r["sender_address"]: int(r["n"]) for r in rows if r["sender_address"]}
+        if addresses:
+            found[(source, name)] = addresses
     return found

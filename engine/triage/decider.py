@@ -8,7 +8,8 @@ a tiny one (the embedded default) leaves it out, and ``tic rules`` shows it flag
 model's prompt puts the stable part (TIC's AGENT.md and the injected rules) first,
 byte-identical for every event of a run, so llama.cpp evaluates it once. An answer that
 cannot be read is asked for once more, then taken as "no rule applies": never a failed
-tick."""
+tick. A model that cannot be reached leaves the event to a later tick; on its last try the
+event is decided without the lines that need the model, and its reason says so."""
 
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ from engine.triage.rules.compile import CompiledRule, compile_rules_text
 from engine.triage.rules.model_reading import ReadingCache, apply_reading, read_line
 from engine.triage.rules.parse import NEVER
 from engine.triage.rules.suggest import with_accepted
+from engine.triage.rules.textfile import RulesText, decode_rules
 from engine.triage.senders import KnownSenders, without_name
 from engine.triage.summary import describe_event, summarize
 from engine.triage.verdicts import VerdictCache
@@ -171,22 +173,30 @@ class TriageDecider:
     def agent(self) -> AgentDefinition:
         return load_agent(self.workspace.agents_dir, self.agent_name)
 
-    def read_rules(self) -> str:
+    def read_rules(self, *, strict: bool = False) -> str:
         """The rules file's text; a missing file means no rules (the heuristics decide), but
-        a file that exists and cannot be read is an error, never silently "no rules"."""
-        path = self.workspace.root / RULES_FILE
-        try:
-            return path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return ""
-        except UnicodeDecodeError as exc:
-            raw = path.read_bytes()
-            line = raw[: exc.start].count(b"\n") + 1
+        a file that exists and cannot be read is an error, never silently "no rules". A
+        line that is not valid UTF-8 is left out (``read_rules_file`` names it) and the rest
+        applies; with ``strict`` (an editor, which must not save the file without that
+        line) it is an error too."""
+        found = self.read_rules_file()
+        if strict and found.unreadable:
+            line = found.unreadable[0].line_number
             raise RulesFileError(
                 f"{RULES_FILE} line {line} is not valid UTF-8; fix or re-save the file"
-            ) from None
+            )
+        return found.text
+
+    def read_rules_file(self) -> RulesText:
+        """The rules file's text, read line by line, and the lines left out of it."""
+        path = self.workspace.root / RULES_FILE
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return RulesText("")
         except OSError as exc:
             raise RulesFileError(f"{RULES_FILE} cannot be read ({exc.strerror or exc})") from None
+        return decode_rules(raw)
 
     async def decide(
         self,
@@ -211,20 +221,25 @@ class TriageDecider:
         now: datetime,
         *,
         rules_text: str | None = None,
-        first_seen: Mapping[str, str] | None = None,
+        history: Mapping[tuple[str, str], Mapping[str, int]] | None = None,
         held: frozenset[str] = frozenset(),
+        decide_now: frozenset[str] = frozenset(),
     ) -> list[Decision | Undecided]:
         """Decide every event on its own: one that cannot be decided (the model failed, or
         a bug) is an ``Undecided`` with the error and holds up no other. After the model
         failed ``MODEL_FAILURES`` times in a row, events that need it are not asked about
         again in this call (they fail with the same error); code still decides the rest.
 
-        ``first_seen``: the domain each email display name was first seen writing from (see
-        ``engine.triage.senders``): an email whose address contradicts what is known for its
-        display name is matched against the rules without that name.
+        ``history``: for each (source, display name), the stored events by address (see
+        ``engine.triage.senders``): a message whose address contradicts what is known for
+        its display name is matched against the rules without that name.
 
         ``held``: the text of lines held for the user's yes (``engine.triage.holds``): they
-        are not applied, by code or by the model, until confirmed."""
+        are not applied, by code or by the model, until confirmed.
+
+        ``decide_now``: ids of events on their last try. Such an event that needs the model
+        when it fails is decided without the lines only the model reads (the other lines and
+        the heuristics decide), with a reason that names them: never given up undecided."""
         text = self.read_rules() if rules_text is None else rules_text
         # Compiling a rules file the first time takes tens of ms: off the loop (it is cached).
         compiled = await asyncio.to_thread(compile_rules_text, text)
@@ -238,7 +253,7 @@ class TriageDecider:
         if unclear:  # a capable model reads each such line once; code applies its reading
             compiled, model_failures = await self.model_read(compiled)
             unclear = [c for c in compiled if not c.understood]
-        known = KnownSenders.from_rules(compiled, first_seen)
+        known = KnownSenders.from_rules(compiled, history)
         system: Message | None = None
         out: list[Decision | Undecided] = []
         slices = Slices()  # classifying is CPU work on the loop: in slices
@@ -255,23 +270,21 @@ class TriageDecider:
                     and verdict == decide_by_rules_safely(event, now, compiled)
                 ):
                     impostor = None  # only the store knew the name, and it made no difference
+                skipped: list[CompiledRule] = []
                 if verdict is None and unclear:
-                    if len(model_failures) >= MODEL_FAILURES:
-                        raise model_failures[-1]
-                    if system is None:
-                        overrides = {RULES_FILE: text}
-                        system = {
-                            "role": "system",
-                            "content": system_prompt(self.agent(), self.workspace, overrides),
-                        }
                     try:
-                        verdict = await self._ask_model(system, unclear, ruled, now)
-                    except TicError as exc:
-                        model_failures.append(exc)
-                        raise
-                    model_failures.clear()
+                        system = system or self._system_message(text)
+                        verdict = await self._ask_in_turn(
+                            system, unclear, ruled, now, model_failures
+                        )
+                    except TicError:
+                        if event.id not in decide_now:
+                            raise
+                        skipped = unclear
                 if verdict is None:
                     verdict = heuristic(event, now, kinds if ruled is event else None)
+                if skipped:
+                    verdict = replace(verdict, reason=verdict.reason + without_model(skipped))
                 if impostor:
                     verdict = impersonation(impostor)
                 out.append(
@@ -306,6 +319,31 @@ class TriageDecider:
             verdict = decide_by_rules(event, now, compiled, kinds)
             verdicts.append(verdict or heuristic(event, now, kinds))
         return verdicts
+
+    def _system_message(self, rules_text: str) -> Message:
+        overrides = {RULES_FILE: rules_text}
+        content = system_prompt(self.agent(), self.workspace, overrides)
+        return {"role": "system", "content": content}
+
+    async def _ask_in_turn(
+        self,
+        system: Message,
+        unclear: list[CompiledRule],
+        event: Event,
+        now: datetime,
+        failures: list[TicError],
+    ) -> PolicyDecision | None:
+        """``_ask_model``, with the model's failures in a row kept in ``failures``: after
+        ``MODEL_FAILURES`` of them it is not asked again (the last failure is raised)."""
+        if len(failures) >= MODEL_FAILURES:
+            raise failures[-1]
+        try:
+            verdict = await self._ask_model(system, unclear, event, now)
+        except TicError as exc:
+            failures.append(exc)
+            raise
+        failures.clear()
+        return verdict
 
     async def _ask_model(
         self,
@@ -356,6 +394,14 @@ class TriageDecider:
         return PolicyDecision(
             notify, f"{why}: {reason}" if reason else why, rule.rule.text, "model"
         )
+
+
+def without_model(skipped: list[CompiledRule]) -> str:
+    """What a reason adds when lines only the model reads were left out of a decision."""
+    quoted = ", ".join(f"\u201c{c.rule.text}\u201d" for c in skipped)
+    if len(skipped) == 1:
+        return f" (the line {quoted} needs the model, which was unreachable: decided without it)"
+    return f" (the lines {quoted} need the model, which was unreachable: decided without them)"
 
 
 def impersonation(why: str) -> PolicyDecision:

@@ -4,7 +4,8 @@ The rule names who sent the event by what identifies them, never by the display 
 which any sender chooses ("Tomas Herrera <offers@pills-cheap.example>", a group named
 "Marco", "My Bank" from a phishing address): an email by its sender's address, a WhatsApp
 message by its chat's id (group or direct chat: a group named like a person never mutes
-that person's direct chat), a calendar event by its title. The chat's name is shown in
+that person's direct chat), a calendar event by its series or its own id (never by its
+title, which any invitation can copy or leave empty). The chat's name is shown in
 quotes for the reader; rules match the id alone (``engine.triage.rules.identity``)."""
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from datetime import datetime
 from engine.events import Event
 from engine.triage.policy import decide_by_rules
 from engine.triage.rules.compile import compile_rules_text
-from engine.triage.rules.identity import chat_rule
+from engine.triage.rules.identity import calendar_rule, chat_rule
 
 _ADDRESS = re.compile(r"[^\s@<>()\"“”,;:\[\]]+@[^\s@<>()\"“”,;:\[\]]+\.[^\s@<>()\"“”,;:\[\]]+")
 
@@ -44,13 +45,24 @@ def never_rule_for(event: Event) -> str | None:
             return None
         return chat_rule(chat.id, chat.name or "", group=chat.is_group)
     if event.source == "calendar":
-        title = _quoted(event.subject)
-        return {
-            "calendar.reminder": f"Reminders for the calendar event {title}",
-            "calendar.updated": f"Changes to the calendar event {title}",
-            "calendar.cancelled": f"Cancellations of the calendar event {title}",
-        }.get(event.event_type, f"New calendar invitations titled {title}")
+        return _calendar_rule(event)
     return f"{event.source} events like {_quoted(event.subject or event.text)}"
+
+
+def _calendar_rule(event: Event) -> str | None:
+    """A calendar event by its series (a recurring one) or its own id, never by its title:
+    anyone can send an invitation titled like another, or with no title at all."""
+    series = event.refs.get("recurring_event_id")
+    own = event.refs.get("event_id")
+    organiser = event.calendar.organizer if event.calendar else None
+    by = (organiser.address or None) if organiser else None
+    reminders = event.event_type == "calendar.reminder"  # muting a reminder mutes reminders
+    title = event.subject or ""
+    if isinstance(series, str) and series:
+        return calendar_rule(series, title, series=True, organiser=by, reminders=reminders)
+    if isinstance(own, str) and own:
+        return calendar_rule(own, title, series=False, organiser=by, reminders=reminders)
+    return None
 
 
 def would_silence(rules: list[str], events: Iterable[Event], now: datetime) -> list[Event]:

@@ -1,7 +1,9 @@
 """The TIC runner: claims pending events oldest first, lets TIC decide, hands what is worth it
 to ``notify``, and only then marks the events done. Each event is decided, notified and
 marked on its own: a crash or a model error leaves it to be retried (bounded attempts), a
-retried event is never notified twice, and an event that fails holds up no other."""
+retried event is never notified twice, and an event that fails holds up no other. On an
+event's last attempt a model that still fails is done without: the event is decided by the
+lines code reads and the heuristics (see ``TriageDecider.decide_each``)."""
 
 from __future__ import annotations
 
@@ -141,10 +143,15 @@ class TicRunner:
         result.failed = result.events - len(batch)
         await asyncio.sleep(0)  # claiming and parsing were a slice of their own
         try:
-            names = [e.sender.name for e in events if e.source == "email" and e.sender]
-            first_seen = inbox.first_sender_domains(n for n in names if n)
+            names = [(e.source, e.sender.name) for e in events if e.sender and e.sender.name]
+            history = inbox.sender_history(names)
+            last_try = frozenset(r.event_id for r in batch if r.attempts + 1 >= self.max_attempts)
             outcomes = await self.decider.decide_each(
-                events, self.clock(), first_seen=first_seen, held=await self._held()
+                events,
+                self.clock(),
+                history=history,
+                held=await self._held(),
+                decide_now=last_try,
             )
         except Exception as exc:  # the decider itself failed: every event is retried
             outcomes = [Undecided(e.event_id, exc) for e in batch]

@@ -1,16 +1,18 @@
-"""Display names are claims, addresses are identities: a name in a rule matches an email only
-together with an address that fits what is known for that name.
+"""Display names are claims, addresses are identities: a name in a rule matches a message
+only together with an address that fits what is known for that name.
 
-Anyone can send an email as "Tomas Herrera" or "My Bank". What is known about a display
-name: the address or domain a rule line gives next to it ("Emails from Tomas Herrera
-(tomas@vogt-roux.example)"), and the domain it was first seen writing from (in the store). An
-email whose display name is known but whose address is from another domain is matched
-against the rules without its display name, so no rule naming that person applies to it;
-and it is not notified: a message that borrows the name of someone the rules single out is
-the classic impersonation (a "new bank details" mail from the accountant's look-alike
-domain). The same holds on WhatsApp for a name the rules give with a phone number: a push
-name is chosen by whoever sends. The decision's reason says why, and how to say it is
-really them (add the address or the number to the line).
+Anyone can send an email as "Tomas Herrera" or "My Bank", or pick "Marco" as a WhatsApp
+push name. What is known about a display name, in this order: what the user told TIC (the
+address, domain or number a rule line gives next to it: "Emails from Tomas Herrera
+(tomas@vogt-roux.example)"), and failing that, the store's history: the domain (for email)
+or number (WhatsApp) the name has written from most often (at least twice, and more than
+from anywhere else), never merely first: a spoofer who writes before the real person does
+not make the real person "the impostor", and while two are level neither is. A message
+whose display name is known but whose address is from elsewhere is matched against the
+rules without its display name, so no rule naming that person applies to it; and it is not
+notified: a message that borrows the name of someone the rules single out is the classic
+impersonation. The decision's reason says why, and how
+to say it is really them (add the address or the number to the line).
 
 Names are compared by their words, folded, so case, accents, spacing, an added title or
 "(Accountant)" or "via DocuSign", or "Herrera, Tomas" change nothing."""
@@ -47,22 +49,48 @@ def _name_words(name: str) -> frozenset[str]:
     return frozenset(words(name)) - STOP
 
 
+def _established(counts: Mapping[str, int]) -> set[str]:
+    """The address a name has written from most, once its history says so: at least two
+    events, and more than any other. A tie, or one event against one, says nothing: the
+    first to arrive is not the owner of the name."""
+    ranked = sorted(counts.items(), key=lambda kv: kv[1], reverse=True)
+    if not ranked or ranked[0][1] < 2 or (len(ranked) > 1 and ranked[1][1] == ranked[0][1]):
+        return set()
+    return {ranked[0][0]}
+
+
 @dataclass
 class KnownSenders:
-    """Display names with the domains they are known to write from."""
+    """Display names with the domains and numbers they are known to write from."""
 
-    by_name: dict[str, set[str]] = field(default_factory=dict)  # exact display name
+    by_name: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Email display names as stored → events from each domain."""
     by_words: list[tuple[frozenset[str], set[str]]] = field(default_factory=list)  # rules
     numbers: list[tuple[frozenset[str], set[str]]] = field(default_factory=list)
     """Names the rules give with a phone number, and its digits ("+491715550392")."""
+    number_history: dict[str, dict[str, int]] = field(default_factory=dict)
+    """WhatsApp display names as stored → events from each number (digits)."""
 
     @classmethod
     def from_rules(
-        cls, compiled: Iterable[CompiledRule], first_seen: Mapping[str, str] | None = None
+        cls,
+        compiled: Iterable[CompiledRule],
+        history: Mapping[tuple[str, str], Mapping[str, int]] | None = None,
     ) -> KnownSenders:
         """What the rule lines tie together (a name given with an address or a domain), and
-        the domains display names were first seen with (``inbox.first_sender_domains``)."""
-        known = cls({name: {domain} for name, domain in (first_seen or {}).items()})
+        the store's history of each display name (``inbox.sender_history``: events by
+        address, per source and name)."""
+        known = cls()
+        for (source, name), addresses in (history or {}).items():
+            for address, n in addresses.items():
+                if source == "email":
+                    domain = domain_of(address)
+                    if domain:  # "mail.vogt.example" is history of "vogt.example"
+                        counts = known.by_name.setdefault(name, {})
+                        counts[registrable(domain)] = counts.get(registrable(domain), 0) + n
+                elif source == "whatsapp" and digits(address):
+                    counts = known.number_history.setdefault(name, {})
+                    counts[digits(address)] = counts.get(digits(address), 0) + n
         for rule in compiled:
             for match in (rule.scope, rule.condition):
                 domains = {d.lower() for d in match.domains}
@@ -85,20 +113,34 @@ class KnownSenders:
         return any(want <= have for want, _ in (*self.by_words, *self.numbers))
 
     def domains_for(self, name: str) -> set[str]:
-        found = set(self.by_name.get(name, set()))
+        """The domains a display name is known to write from: the rules' if they give any,
+        else the one its history establishes (every way of writing the full name counts)."""
         have = set(words(name))
-        for known, domains in self.by_name.items():
-            want = _name_words(known)
-            if len(want) >= 2 and want <= have:  # a full name, however it is written
-                found |= domains
-        for want, domains in self.by_words:
-            if want <= have:
-                found |= domains
-        return found
+        stated = {d for want, domains in self.by_words if want <= have for d in domains}
+        if stated:
+            return stated
+        return _established(self._history(self.by_name, name, have))
 
     def numbers_for(self, name: str) -> set[str]:
+        """The numbers (digits with a "+") a WhatsApp name is known to write from: the
+        rules' if they give any, else the one its history establishes."""
         have = set(words(name))
-        return {n for want, numbers in self.numbers if want <= have for n in numbers}
+        stated = {n for want, numbers in self.numbers if want <= have for n in numbers}
+        if stated:
+            return stated
+        return {"+" + n for n in _established(self._history(self.number_history, name, have))}
+
+    @staticmethod
+    def _history(
+        table: Mapping[str, Mapping[str, int]], name: str, have: set[str]
+    ) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for known, by_address in table.items():
+            want = _name_words(known)
+            if known == name or (len(want) >= 2 and want <= have):
+                for address, n in by_address.items():
+                    counts[address] = counts.get(address, 0) + n
+        return counts
 
     def impostor(self, event: Event) -> str | None:
         """Why the event's display name cannot be trusted for the rules (its address is
@@ -132,15 +174,20 @@ class KnownSenders:
         if any(n[1:] in own for n in known):
             return None
         where = ", ".join(sorted(known))
+        told = any(want <= set(words(sender.name)) for want, _ in self.numbers)
+        said = "is given in the rules with" if told else "has written from"
         return (
-            f"the name \u201c{sender.name}\u201d is given in the rules with {where}, and this "
-            "message comes from another number"
+            f"the name \u201c{sender.name}\u201d {said} {where}, and this message comes "
+            "from another number"
         )
 
 
 def without_name(event: Event) -> Event:
-    """The event as the rules see an email whose display name is not to be trusted."""
+    """The event as the rules see a message whose display name is not to be trusted. A
+    direct chat is named after the other person, so its name goes too; a group's stays."""
     anonymous = event.model_copy(deep=True)
     if anonymous.sender is not None:
         anonymous.sender.name = None
+    if anonymous.chat is not None and not anonymous.chat.is_group:
+        anonymous.chat.name = None
     return anonymous

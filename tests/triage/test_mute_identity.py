@@ -227,3 +227,97 @@ async def test_a_name_nothing_is_known_about_still_matches(workspace, model):
         rules_text=rules,
     )
     assert decision.notify is True and decision.rule == "Emails from Tomas Herrera"
+
+
+async def test_a_spoofer_writing_first_does_not_demote_the_real_sender(engine, model, workspace):
+    """Trust goes to the address with the most history, never to the first to arrive:
+    while the two are level neither is an impostor; once the real one has written more
+    often, the spoofer's next mail is."""
+    workspace.rules_file.write_text("## Always notify\n- Emails from my accountant Tomas Herrera\n")
+    model.default = reply("ok")
+    spoof = {"name": "Tomas Herrera", "address": "tomas.herrera@tax-refunds.example"}
+    ingest([make_event(sender=spoof, subject="Your refund")])
+    await engine.tic.tick()
+    first_real = make_event(sender=TOMAS, subject="Q3 VAT return")
+    ingest([first_real])
+    await engine.tic.tick()
+    second_real = make_event(sender=TOMAS, subject="Q4 VAT return")
+    third_real = make_event(sender=TOMAS, subject="Payroll")
+    ingest([second_real])
+    await engine.tic.tick()
+    ingest([third_real])
+    await engine.tic.tick()
+    spoof_again = make_event(sender=spoof, subject="Your refund, again")
+    ingest([spoof_again])
+    await engine.tic.tick()
+    rows = {r.event_id: r for r in EventRecord.select()}
+    for real in (first_real, second_real, third_real):
+        assert rows[real.id].decision_notify is True
+        assert rows[real.id].decision_rule == "Emails from my accountant Tomas Herrera"
+    assert rows[spoof_again.id].decision_notify is False
+    assert rows[spoof_again.id].decision_reason.startswith(
+        "possibly an impersonation: the sender name \u201cTomas Herrera\u201d is known to write "
+        "from herrera-lutz.es, not from tax-refunds.example"
+    )
+    await engine.hub.drain(timeout=5)
+
+
+def test_history_counts_every_address_under_a_name_and_the_most_wins(db):
+    from engine.store.inbox import sender_history
+    from engine.triage.senders import KnownSenders
+
+    real = {"name": "Tomas Herrera", "address": "tomas@herrera-lutz.es"}
+    ingest(
+        [
+            make_event(sender={"name": "Tomas Herrera", "address": "t@spoof.example"}),
+            make_event(sender=real),
+            make_event(sender={**real, "address": "tomas@mail.herrera-lutz.es"}),
+            make_event(
+                source="whatsapp",
+                event_type="whatsapp.message",
+                sender={"name": "Marco", "address": "+39 347 555 0101"},
+            ),
+        ]
+    )
+    history = sender_history([("email", "Tomas Herrera"), ("whatsapp", "Marco")])
+    assert history[("email", "Tomas Herrera")] == {
+        "t@spoof.example": 1,
+        "tomas@herrera-lutz.es": 1,
+        "tomas@mail.herrera-lutz.es": 1,
+    }
+    known = KnownSenders.from_rules([], history)
+    assert known.domains_for("TOMAS  HERRERA") == {"herrera-lutz.es"}  # 2 against 1
+    assert known.numbers_for("Marco") == set()  # one message establishes nothing
+
+
+async def test_a_push_name_from_another_number_does_not_get_the_contacts_rule(workspace, model):
+    """On WhatsApp the number vouches, never the name someone picked for themselves."""
+    rules = "## Always notify\n- Messages from Marco\n"
+
+    def chat_message(number: str, text: str, group: bool) -> object:
+        digits = "".join(ch for ch in number if ch.isdigit())
+        return make_event(
+            source="whatsapp",
+            event_type="whatsapp.message",
+            sender={"name": "Marco", "address": number},
+            subject=None,
+            text=text,
+            chat={
+                "id": "1203630001@g.us" if group else f"{digits}@s.whatsapp.net",
+                "name": "Calcetto" if group else "Marco",
+                "is_group": group,
+            },
+        )
+
+    history = {("whatsapp", "Marco"): {"+39 347 555 0101": 6, "+44 7700 900123": 1}}
+    real = chat_message("+39 347 555 0101", "Ci vediamo alle 8?", group=False)
+    direct = chat_message("+44 7700 900123", "Ciao, sono Marco, mi mandi il codice?", False)
+    in_group = chat_message("+44 7700 900123", "@you call me", group=True)
+    decided = await TriageDecider(model, workspace).decide_each(
+        [real, direct, in_group], NOW, rules_text=rules, history=history
+    )
+    genuine, fake_direct, fake_group = decided
+    assert genuine.notify is True  # type: ignore[union-attr]
+    for fake in (fake_direct, fake_group):
+        assert fake.notify is False  # type: ignore[union-attr]
+        assert "has written from +393475550101" in fake.reason  # type: ignore[union-attr]

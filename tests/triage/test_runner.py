@@ -9,6 +9,7 @@ import pytest
 from engine.errors import ModelError
 from engine.store.inbox import ingest, recover_events
 from engine.store.models import AgentRun, EventRecord, Notification
+from engine.triage.decider import RulesFileError
 from tests.factories import LEFT_TO_EACH_MESSAGE, make_event, reply
 
 NEWSLETTER = {
@@ -162,18 +163,67 @@ async def test_events_left_processing_by_a_crash_are_retried(engine, model):
 
 
 @pytest.mark.allow_log_warnings
-async def test_attempts_are_bounded(engine, model, settings, workspace):
+async def test_attempts_are_bounded_and_the_last_decides_without_the_model(
+    engine, model, settings, workspace
+):
     workspace.rules_file.write_text(UNCLEAR_RULES)
     ingest([make_event()])
     model.default = boom
-    for _ in range(settings.max_event_attempts):
+    for _ in range(settings.max_event_attempts - 1):
         await engine.tic.tick()
     record = EventRecord.get()
-    assert record.status == "failed"
+    assert (record.status, record.attempts) == ("pending", settings.max_event_attempts - 1)
     assert record.last_error == "out of memory"
     # each tick: the line's reading fails, then the message's question
-    assert len(model.calls) == 2 * settings.max_event_attempts
+    assert len(model.calls) == 2 * (settings.max_event_attempts - 1)
+
+    result = await engine.tic.tick()  # the last try: decided without the line
+
+    assert (result.events, result.notified, result.failed, result.error) == (1, 1, 0, None)
+    record = EventRecord.get()
+    assert record.status == "done" and record.decision_notify is True
+    assert record.decision_reason.startswith("Anna Berg wrote to the user directly")
+    assert record.decision_reason.endswith(
+        " (the line \u201cwhatever my boss would care about\u201d needs the model, which was"
+        " unreachable: decided without it)"
+    )
     assert (await engine.tic.tick()).events == 0
+    await engine.hub.drain(timeout=5)
+
+
+@pytest.mark.real_model  # real requests, to a model server on 127.0.0.1 that is down
+@pytest.mark.allow_log_warnings
+async def test_a_model_server_down_for_every_try_leaves_no_event_undecided(workspace, settings):
+    from engine.engine import Engine
+    from engine.llm.openai_compat import OpenAICompatModel
+    from tests.model_server import ScriptedServer
+
+    with ScriptedServer() as stopped:
+        url = stopped.url  # nothing answers there once it has stopped
+    workspace.rules_file.write_text(UNCLEAR_RULES)
+    engine = Engine(workspace, settings, OpenAICompatModel(url, timeout=5), retry_delays=(0.05,))
+    await engine.start(schedule=False)
+    try:
+        question, newsletter = make_event(), make_event(**NEWSLETTER)
+        ingest([question, newsletter])
+        ticks = [await engine.tic.tick() for _ in range(settings.max_event_attempts)]
+
+        assert [(t.events, t.notified, t.failed) for t in ticks] == [(2, 0, 0)] * 2 + [(2, 1, 0)]
+        assert "unreachable" in (ticks[0].error or "") and ticks[-1].error is None
+        rows = {r.event_id: r for r in EventRecord.select()}
+        assert {r.status for r in rows.values()} == {"done"}
+        skipped = "needs the model, which was unreachable: decided without it"
+        assert rows[newsletter.id].decision_notify is False
+        assert skipped in rows[newsletter.id].decision_reason
+        decided = rows[question.id]
+        assert decided.decision_notify is True and decided.attempts == 2
+        assert decided.decision_reason.startswith("Anna Berg wrote to the user directly")
+        assert skipped in decided.decision_reason
+        assert await engine.hub.drain(timeout=10)
+        note = Notification.get()
+        assert note.event_id == question.id and note.reason == decided.decision_reason
+    finally:
+        await engine.stop()
 
 
 async def test_rules_file_is_reread_on_every_tick(engine, model, workspace):
@@ -208,16 +258,38 @@ async def test_decision_rule_and_reason_are_stored(engine, model, workspace):
 @pytest.mark.allow_log_warnings
 async def test_an_unreadable_rules_file_stops_the_tick_and_loses_nothing(engine, model, workspace):
     ingest([make_event()])
-    workspace.rules_file.write_bytes(b"## Never notify\n- caf\xe9 people\n")
+    workspace.rules_file.unlink(missing_ok=True)
+    workspace.rules_file.mkdir()  # there, but no file to read
     result = await engine.tic.tick()
-    assert (
-        result.error == "data/notifications.md line 2 is not valid UTF-8; fix or re-save the file"
-    )
+    assert result.error.startswith("data/notifications.md cannot be read (")
     record = EventRecord.get()
     assert (record.status, record.attempts) == ("pending", 0)
+    workspace.rules_file.rmdir()
     workspace.rules_file.write_text("## Never notify\n- Emails from Anna Berg\n")
     assert (await engine.tic.tick()).events == 1
     assert EventRecord.get().decision_rule == "Emails from Anna Berg"
+
+
+@pytest.mark.allow_log_warnings
+async def test_a_line_that_is_not_utf8_is_skipped_and_the_rest_applies(engine, model, workspace):
+    ingest([make_event(), make_event(**NEWSLETTER)])
+    workspace.rules_file.write_bytes(
+        b"# Notification preferences\n\n## Always notify\n- Emails from Shop\n\n"
+        b"## Never notify\n- caf\xe9 people\n- Emails from Anna Berg\n"
+    )
+    model.default = reply("ok")
+
+    result = await engine.tic.tick()
+
+    assert (result.events, result.notified, result.error) == (2, 1, None)
+    rules = {r.decision_rule for r in EventRecord.select()}
+    assert rules == {"Emails from Shop", "Emails from Anna Berg"}
+    assert engine.rules_report()[-1].line_number == 8  # numbers stay as in the file
+    (note,) = engine.rules_notes()
+    assert (note.line_number, note.text) == (7, "caf\\xe9 people")
+    with pytest.raises(RulesFileError, match="line 7 is not valid UTF-8"):
+        engine.rules_text()  # the editor: saving must not drop the line unseen
+    await engine.hub.drain(timeout=5)
 
 
 @pytest.mark.allow_log_warnings

@@ -14,8 +14,9 @@ from typing import Any, Literal
 
 from engine.triage.classifier import KIND_NAMES
 from engine.triage.rules.compile import CompiledRule, compile_rules_text, unread_problem
-from engine.triage.rules.match import Match, Window
+from engine.triage.rules.match import CALENDAR_KEY, Match, Window
 from engine.triage.rules.parse import ALWAYS, NEVER, Section, parse_rules
+from engine.triage.rules.textfile import UnreadableLine
 from engine.triage.rules.vocab import FAMILY_NAMES
 
 NOT_UNDERSTOOD = "\u26a0 not understood \u2014 ignored on the built-in model"
@@ -145,6 +146,11 @@ def file_notes(text: str) -> list[FileNote]:
     return sorted(out, key=lambda n: n.line_number)
 
 
+def unreadable_notes(lines: tuple[UnreadableLine, ...]) -> list[FileNote]:
+    """The lines of the rules file left out because they could not be read."""
+    return [FileNote(line.line_number, line.text, line.reason) for line in lines]
+
+
 def explain(
     text: str,
     *,
@@ -255,7 +261,13 @@ def _duration(d: timedelta) -> str:
 
 
 def _who(m: Match) -> str:
-    who = [*m.names, *(f"anyone at {d}" for d in m.domains), *m.addresses]
+    addresses = [
+        f"the event or series with id {a.removeprefix(CALENDAR_KEY)}"
+        if a.startswith(CALENDAR_KEY)
+        else a
+        for a in m.addresses
+    ]
+    who = [*m.names, *(f"anyone at {d}" for d in m.domains), *addresses]
     for role in m.roles:
         who.append(f"your {role} (saved as {', '.join(FAMILY_NAMES[role][:3])}, \u2026)")
     for kind in sorted(m.sender_kinds - m.kinds):

@@ -32,6 +32,16 @@ def digits(text: str) -> str:
     return re.sub(r"\D", "", text)
 
 
+CALENDAR_KEY = "calendar:"
+"""How a calendar event's id stands among a rule's addresses: ``calendar:<id>``."""
+
+
+def calendar_keys(e: Event) -> set[str]:
+    """A calendar event's identities as rule addresses: its own id and its series' id."""
+    ids = (e.refs.get("event_id"), e.refs.get("recurring_event_id"))
+    return {CALENDAR_KEY + i for i in ids if isinstance(i, str) and i}
+
+
 def _address_hit(wanted: str, address: str, chat_id: str) -> bool:
     """An e-mail address is the sender's or the chat's id; a phone number ("+49171…") is
     the sender's number however it is written, or the number of a direct chat's id."""
@@ -260,6 +270,10 @@ class Match:
         chat_id = fold(e.chat.id if e.chat else "")  # a chat's id stands for its address
         if any(_address_hit(a, address, chat_id) for a in self.addresses):
             return True
+        if e.source == "calendar" and self.addresses:
+            own = calendar_keys(e)
+            if any(a in own for a in self.addresses):
+                return True
         domain_text = domain_of(address)
         if any(domain_text == d or domain_text.endswith("." + d) for d in self.domains):
             return True
