@@ -14,6 +14,7 @@ from datetime import date, datetime, timedelta, tzinfo
 from engine.chat.facts import ASKS, CALL_ME, SOURCE_NOUNS, URGENT, NoteFacts, batch_facts
 from engine.chat.wording import SOURCE_LABELS
 from engine.events import Event
+from engine.sources.mail.text import attachment_summary
 from engine.store.models import Notification
 
 DAY_ABBR = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -171,9 +172,13 @@ def _message_line(f: NoteFacts, now: datetime, tz: tzinfo, limit: int) -> str:
     who = escape(f.who) if f.who else "Someone"
     arrived = f" {at(f.received, now, tz)}" if f.received else ""
     if f.source == "email":
+        names = _attachments(f)
+        only = f.event is not None and f.event.text == attachment_summary(names)
+        text = "" if names and only else f.text
         what = quote(f.title, TITLE_LIMIT) if f.title else None
-        said = quote(f.text, limit) if f.text else None
-        content = " \u2014 ".join(p for p in (what, said) if p)
+        said = quote(text, limit) if text else None
+        sent = _sent(names) if names else None
+        content = " \u2014 ".join(p for p in (what, said, sent) if p)
         return f"{who} emailed you{arrived}" + (f": {content}" if content else "")
     said = f": {quote(f.text, limit)}" if f.text else ""
     if f.chat:
@@ -181,6 +186,25 @@ def _message_line(f: NoteFacts, now: datetime, tz: tzinfo, limit: int) -> str:
         verb = "mentioned you in" if f.mentions_me else "wrote in"
         return f"{who} {verb} {group} on WhatsApp{arrived}{said}"
     return f"{who} wrote on WhatsApp{arrived}{said}"
+
+
+SHOWN_ATTACHMENTS = 3
+
+
+def _attachments(f: NoteFacts) -> list[str]:
+    """The file names an email came with, as its source kept them (``refs["attachments"]``)."""
+    names = f.event.refs.get("attachments") if f.event is not None else None
+    return [n for n in names if isinstance(n, str) and n] if isinstance(names, list) else []
+
+
+def _sent(names: Sequence[str]) -> str:
+    """ "sent 2 attachments: invoice.pdf, photo.jpg" (the first few names, then how many more)."""
+    shown = ", ".join(escape(n) for n in names[:SHOWN_ATTACHMENTS])
+    more = len(names) - SHOWN_ATTACHMENTS
+    if more > 0:
+        shown += f" and {more} more"
+    noun = "attachment" if len(names) == 1 else "attachments"
+    return f"sent {len(names)} {noun}: {shown}"
 
 
 def _calendar_line(f: NoteFacts, now: datetime, tz: tzinfo) -> str:

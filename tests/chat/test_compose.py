@@ -106,6 +106,30 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
         "sections 3 and 9.\u201d",
     ),
     (
+        "email with attachments only",
+        {
+            "sender": {"name": "Nadia Kim", "address": "nadia@kim-legal.example"},
+            "subject": "Scans",
+            "text": "[4 attachments: a.pdf, b.pdf, c.jpg, d_1.jpg]",
+            "refs": {"attachments": ["a.pdf", "b.pdf", "c.jpg", "d_1.jpg"]},
+            "time": "2026-11-08T08:40:00+00:00",
+        },
+        "Nadia Kim emailed you at 09:40: \u201cScans\u201d \u2014 sent 4 attachments: a.pdf, "
+        "b.pdf, c.jpg and 1 more.",
+    ),
+    (
+        "email with a text and an attachment",
+        {
+            "sender": {"name": "Nadia Kim", "address": "nadia@kim-legal.example"},
+            "subject": None,
+            "text": "Signed copy attached.",
+            "refs": {"attachments": ["contract_signed.pdf"]},
+            "time": "2026-11-08T08:40:00+00:00",
+        },
+        "Nadia Kim emailed you at 09:40: \u201cSigned copy attached.\u201d \u2014 sent 1 "
+        "attachment: contract\\_signed.pdf.",
+    ),
+    (
         "email in French, quoted as written",
         {
             "sender": {"name": "Chlo\u00e9 Martin", "address": "chloe@exemple.fr"},
