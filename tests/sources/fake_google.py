@@ -551,7 +551,7 @@ class FakeGoogle:
             found = self._window(request, snapshot)
         found.sort(key=lambda e: self.event_seq[e["id"]])
         if request.arg("orderBy") == "startTime":
-            found.sort(key=lambda e: e["start"].get("dateTime") or e["start"].get("date"))
+            found.sort(key=_start_key)
         size = min(int(request.arg("maxResults") or 250), self.event_page_size)
         chunk, nxt = _page(found, offset, size)
         body: dict[str, Any] = {
@@ -572,17 +572,27 @@ class FakeGoogle:
         for event_id, event in self.events.items():
             if self.event_seq[event_id] > snapshot:
                 continue
-            if event["status"] == "cancelled":
+            if event.get("status") == "cancelled":
                 if show_deleted:
                     found.append(event)
                 continue
-            start, end = _bounds(event)
-            if time_min and end <= datetime.fromisoformat(time_min):
-                continue
-            if time_max and start >= datetime.fromisoformat(time_max):
-                continue
+            try:
+                start, end = _bounds(event)
+                if time_min and end <= datetime.fromisoformat(time_min):
+                    continue
+                if time_max and start >= datetime.fromisoformat(time_max):
+                    continue
+            except (KeyError, TypeError, ValueError, AttributeError):
+                pass  # a broken item is listed as it is: the client must cope
             found.append(event)
         return found
+
+
+def _start_key(event: dict[str, Any]) -> str:
+    start = event.get("start")
+    if not isinstance(start, dict):
+        return ""  # a broken item sorts first, as it is
+    return str(start.get("dateTime") or start.get("date") or "")
 
 
 def _bounds(event: dict[str, Any]) -> tuple[datetime, datetime]:
@@ -595,7 +605,7 @@ def _bounds(event: dict[str, Any]) -> tuple[datetime, datetime]:
 
 
 def _event_view(event: dict[str, Any], detailed: bool = False) -> dict[str, Any]:
-    if event["status"] == "cancelled" and not detailed:
+    if event.get("status") == "cancelled" and not detailed:
         keep = ("kind", "id", "status", "updated", "recurringEventId", "originalStartTime")
         return {k: event[k] for k in keep if k in event}
     return dict(event)

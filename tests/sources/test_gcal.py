@@ -5,6 +5,7 @@ with the store: full and incremental sync, created / updated / moved / cancelled
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
@@ -638,3 +639,66 @@ def test_html_descriptions_become_plain_text() -> None:
         "Line 1\nLine\xa02\nLink: here"
     )
     assert plain_text(None) == "" and plain_text("plain & simple") == "plain & simple"
+
+
+def _mutated(rng: random.Random, item: dict) -> dict:
+    """A Calendar item with one thing broken the way a server, a sync or another client
+    can break it: a missing or mistyped field, a nonsense date or zone."""
+    out = json.loads(json.dumps(item))
+    key = rng.choice(
+        [
+            "start",
+            "end",
+            "summary",
+            "status",
+            "recurringEventId",
+            "attendees",
+            "organizer",
+            "originalStartTime",
+            "updated",
+            "created",
+            "description",
+        ]
+    )
+    choice = rng.randrange(6)
+    if choice == 0:
+        out.pop(key, None)
+    elif choice == 1:
+        out[key] = None
+    elif choice == 2:
+        out[key] = rng.choice([42, [], "", "not a date", {"dateTime": "2026-13-45T99:00:00Z"}])
+    elif choice == 3:
+        out[key] = {"dateTime": "2026-03-02T10:00:00", "timeZone": "Mars/Olympus_Mons"}
+    elif choice == 4:
+        out[key] = {"date": "0000-00-00"}
+    else:
+        out[key] = "\ud800\x00" * rng.randrange(1, 4)
+    return out
+
+
+@pytest.mark.allow_log_warnings
+async def test_fuzzed_items_lose_only_themselves(
+    db: object, google: FakeGoogle, make_source: Callable[..., CalendarSource]
+) -> None:
+    """No listed item stops a sync: a broken one is reported and skipped, and every good
+    one beside it is stored (seeded, 60 mutated items between two good ones each time)."""
+    rng = random.Random(19)
+    base = {
+        "summary": "Planning",
+        "status": "confirmed",
+        "start": {"dateTime": "2026-03-02T12:00:00Z"},
+        "end": {"dateTime": "2026-03-02T13:00:00Z"},
+        "organizer": {"email": "ana@quillon-partners.example"},
+    }
+    good = [
+        google.timed_event(f"good{i}", f"Good {i}", NOW + timedelta(hours=1 + i)) for i in range(2)
+    ]
+    for i in range(60):
+        google.put_event(_mutated(rng, {"id": f"fz{i}", **base}))
+    source = make_source()
+    batch = await sync_once(source)
+    assert batch is not None
+    ids = stored_ids()
+    for event in good:
+        assert version(event) in ids
+    assert await sync_once(source) is not None  # and the next poll works as well

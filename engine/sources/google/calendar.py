@@ -42,7 +42,7 @@ import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from peewee import fn
 
@@ -51,8 +51,10 @@ from engine.events import CalendarInfo, Event, Person
 from engine.sources.base import Batch, Source, SourceError
 from engine.sources.google.auth import GoogleApiError, GoogleSession
 from engine.store.models import EventRecord
+from engine.tasks import report
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 CREATED, UPDATED = "calendar.created", "calendar.updated"
 CANCELLED, REMINDER = "calendar.cancelled", "calendar.reminder"
@@ -157,7 +159,9 @@ class CalendarSource(Source):
             known.looked_up = await asyncio.to_thread(self._look_up, wanted)
         events = self._changes(page, now, known)
         for item in page.upcoming:
-            reminder = self._reminder(item, page.time_zone, now)
+            reminder = self._safely(
+                "remind", item, lambda i: self._reminder(i, page.time_zone, now)
+            )
             if reminder is not None:
                 events.append(reminder)
         return Batch(events, page.cursor.dumps(), more=page.more)
@@ -245,24 +249,13 @@ class CalendarSource(Source):
         neither the store, nor the item, nor the page can detail, the event itself or (for
         an occurrence) its series."""
         for item in items:
-            series = series_of(item)
+            series = self._safely("read", item, series_of)
             if series is not None and item.get("status") != "cancelled":
                 known.listed.setdefault(series, item)
         wanted: list[str] = []
         for item in items:
-            if item.get("status") != "cancelled" or item.get("start") or known.copy(item["id"]):
-                continue
-            series = series_of(item)
-            if series is None:
-                target = item["id"]
-            else:
-                start = original_start(item, tz)
-                if start is None or not self._relevant(start, start, now):
-                    continue
-                if series in known.listed or known.stored_series(series) is not None:
-                    continue
-                target = series
-            if target not in wanted:
+            target = self._safely("read", item, lambda i: self._look_up_target(i, tz, now, known))
+            if target is not None and target not in wanted:
                 wanted.append(target)
         if len(wanted) > MAX_LOOKUPS:
             log.info(
@@ -273,23 +266,64 @@ class CalendarSource(Source):
             )
         return wanted[:MAX_LOOKUPS]
 
+    def _look_up_target(
+        self, item: dict[str, Any], tz: str | None, now: datetime, known: _Known
+    ) -> str | None:
+        if item.get("status") != "cancelled" or item.get("start") or known.copy(item["id"]):
+            return None
+        series = series_of(item)
+        if series is None:
+            return str(item["id"])
+        start = original_start(item, tz)
+        if start is None or not self._relevant(start, start, now):
+            return None
+        if series in known.listed or known.stored_series(series) is not None:
+            return None
+        return series
+
+    def _safely(self, what: str, item: Any, read: Callable[[Any], _T]) -> _T | None:
+        """``read(item)``, or None when this item cannot be read: one broken item (a
+        missing field, a date that is no date) is reported and loses only itself."""
+        try:
+            return read(item)
+        except Exception as exc:
+            where = item.get("id") if isinstance(item, dict) else None
+            report(exc, f"{self.key}: calendar item {where!r} skipped ({what})", logger=log)
+            return None
+
     def _changes(self, page: _Page, now: datetime, known: _Known) -> list[Event]:
         events: list[Event] = []
         seen: dict[str, Event] = {}
         tz = page.time_zone
         for item in page.items:
-            event_id = item["id"]
-            previous = seen.get(event_id) or known.copy(event_id)
-            if previous is None and item.get("status") == "cancelled" and not item.get("start"):
-                item = {**known.looked_up.get(event_id, {}), **item}
-            if previous is None:
-                previous = self._occurrence(item, tz, now, page.incremental, known)
-            event = calendar_change(item, previous, self._refs(item), tz, now)
-            if event is None or not self._in_window(event, previous, now):
-                continue
-            seen[event_id] = event
-            events.append(event)
+            event = self._safely(
+                "change", item, lambda i: self._change(i, tz, now, page.incremental, known, seen)
+            )
+            if event is not None:
+                seen[event.refs.get("event_id", event.id)] = event
+                events.append(event)
         return events
+
+    def _change(
+        self,
+        item: dict[str, Any],
+        tz: str | None,
+        now: datetime,
+        incremental: bool,
+        known: _Known,
+        seen: dict[str, Event],
+    ) -> Event | None:
+        """The event one listed item makes, or None (out of the window, or nothing new)."""
+        event_id = item["id"]
+        previous = seen.get(event_id) or known.copy(event_id)
+        if previous is None and item.get("status") == "cancelled" and not item.get("start"):
+            item = {**known.looked_up.get(event_id, {}), **item}
+        if previous is None:
+            previous = self._occurrence(item, tz, now, incremental, known)
+        event = calendar_change(item, previous, self._refs(item), tz, now)
+        if event is None or not self._in_window(event, previous, now):
+            return None
+        return event
 
     def _occurrence(
         self,
