@@ -4,7 +4,7 @@ module (see tests/test_layering.py for the whole allowed set)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -124,3 +124,5 @@ class MutePreview:
     silenced_total: int
     unidentified: list[str]  # notifications nothing identifies the sender of: no rule
     days: int = 30
+    refused: list[str] = field(default_factory=list)
+    """Why a rule was not added: it would silence more than the muted thing."""

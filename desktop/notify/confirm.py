@@ -35,6 +35,8 @@ def confirmation_text(preview: MutePreview) -> str:
             lines.append(f"  \u2026 and {total - LISTED} more")
     for summary in preview.unidentified:
         lines += ["", f"No rule for \u201c{summary}\u201d: nothing identifies its sender."]
+    for why in preview.refused:
+        lines += ["", why]
     return "\n".join(lines)
 
 

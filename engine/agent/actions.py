@@ -17,6 +17,14 @@ from engine import schemas
 from engine.agent.tools.base import MAX_STRING, Tool
 
 REPLY_MAX_CHARS = MAX_STRING
+REPLY_CHARS_PER_NOTIFICATION = 300
+"""What a reply announcing notifications may spend on each: a reply covers a whole batch, so
+its bound grows with it (a capable model writes a sentence or two for each)."""
+
+
+def reply_chars(notifications: int = 0) -> int:
+    """The bound of a reply that covers ``notifications`` (0: a reply to the user)."""
+    return max(REPLY_MAX_CHARS, REPLY_CHARS_PER_NOTIFICATION * notifications)
 
 
 @dataclass(frozen=True)
@@ -47,8 +55,10 @@ def reply_schema(max_chars: int = REPLY_MAX_CHARS) -> dict[str, Any]:
     }
 
 
-def action_schema(tools: list[Tool], *, allow_reply: bool = True) -> dict[str, Any]:
-    options = [reply_schema()] if allow_reply else []
+def action_schema(
+    tools: list[Tool], *, allow_reply: bool = True, reply_max_chars: int = REPLY_MAX_CHARS
+) -> dict[str, Any]:
+    options = [reply_schema(reply_max_chars)] if allow_reply else []
     for tool in tools:
         options.append(
             {

@@ -20,9 +20,16 @@ from datetime import datetime
 from typing import Any
 
 from engine.agent import taint
-from engine.agent.actions import Action, ReplyStreamer, action_schema, parse_action, tool_catalogue
+from engine.agent.actions import (
+    REPLY_MAX_CHARS,
+    Action,
+    ReplyStreamer,
+    action_schema,
+    parse_action,
+    tool_catalogue,
+)
 from engine.agent.definitions import AgentDefinition, system_prompt
-from engine.agent.taint import as_data
+from engine.agent.taint import Sources, as_data
 from engine.agent.tools.base import Tool, ToolContext, ToolRegistry
 from engine.clock import utcnow
 from engine.errors import ModelError, TicError
@@ -34,6 +41,14 @@ log = logging.getLogger(__name__)
 
 MAX_RESULT_CHARS = 4000
 STEP_MAX_TOKENS = 512
+CHARS_PER_TOKEN = 3  # fewer than most text has: a step may always reach its reply's bound
+
+
+def step_tokens(reply_max_chars: int) -> int:
+    """The tokens a step may take: enough for a reply as long as its bound, and the JSON."""
+    return max(STEP_MAX_TOKENS, reply_max_chars // CHARS_PER_TOKEN + 64)
+
+
 HISTORY_TOKENS = 1500  # the most history a prompt carries (estimated tokens)
 
 FORMAT_NOTE = (
@@ -51,7 +66,7 @@ class ToolStep:
     status: str
     result_type: str
     result: str
-    outside: bool = False  # the result holds outside content (see engine.agent.taint)
+    outside: Sources = ()  # where the outside content the result holds came from
 
 
 def estimate_tokens(text: str) -> int:
@@ -109,25 +124,37 @@ class Transcript(ABC):
         """The conversation for the prompt, its history within about ``budget`` tokens
         (``estimate_tokens``; None: no limit)."""
 
+    # ``outside`` below: where the outside content in the turn's input came from (empty:
+    # none); what the turn stores is marked with it (see engine.agent.taint).
+
     @abstractmethod
-    def begin_tool(self, action: Action, completion: Completion) -> Any:
+    def begin_tool(self, action: Action, completion: Completion, outside: Sources = ()) -> Any:
         """Record a tool call as running; returns a handle for ``end_tool``."""
 
     @abstractmethod
-    def end_tool(self, handle: Any, step: ToolStep) -> None: ...
+    def end_tool(self, handle: Any, step: ToolStep) -> None:
+        """Record the call's result (marked too when it holds outside content)."""
 
     @abstractmethod
-    def add_reply(self, text: str, completion: Completion) -> Any: ...
+    def add_reply(self, text: str, completion: Completion, outside: Sources = ()) -> Any: ...
 
-    def add_proposal(self, action: Action, text: str, completion: Completion) -> Any:
-        """End the turn by putting a change the model chose to the user (``text`` asks);
-        a stored transcript remembers ``action`` for the user's yes."""
-        return self.add_reply(text, completion)
+    def add_proposal(
+        self, action: Action, text: str, completion: Completion, outside: Sources = ()
+    ) -> Any:
+        """End the turn by putting a change the model chose to the user (``text`` asks;
+        ``outside``: where its words came from, see ``origin``); a stored transcript
+        remembers ``action`` for the user's yes."""
+        return self.add_reply(text, completion, outside)
 
-    def outside_content(self, budget: int | None = None) -> bool:
-        """Whether the messages the model reads (within ``budget``) hold outside content
-        (engine.agent.taint)."""
-        return False
+    def outside_content(self, budget: int | None = None) -> Sources:
+        """Where the outside content in the messages the model reads (within ``budget``)
+        came from: empty when they hold none (engine.agent.taint)."""
+        return ()
+
+    def origin(self, action: Action, outside: Sources) -> Sources:
+        """Where the words of a change the model chose came from: the turn's outside
+        content, and (for a stored transcript) any stored outside content they repeat."""
+        return outside
 
 
 class MemoryTranscript(Transcript):
@@ -138,14 +165,14 @@ class MemoryTranscript(Transcript):
     def messages(self, budget: int | None = None) -> list[Message]:
         return list(self._messages)  # a sub-agent's task: short, never trimmed
 
-    def begin_tool(self, action: Action, completion: Completion) -> Any:
+    def begin_tool(self, action: Action, completion: Completion, outside: Sources = ()) -> Any:
         return None
 
     def end_tool(self, handle: Any, step: ToolStep) -> None:
         self._messages.append({"role": "assistant", "content": step.action.to_json()})
         self._messages.append(result_message(step))
 
-    def add_reply(self, text: str, completion: Completion) -> str:
+    def add_reply(self, text: str, completion: Completion, outside: Sources = ()) -> str:
         self.reply = text
         self._messages.append({"role": "assistant", "content": Action("reply", text).to_json()})
         return text
@@ -202,9 +229,9 @@ class AgentLoop:
         depth: int,
         read_only: bool,
         reply_only: bool,
-    ) -> tuple[int, bool, list[Tool]]:
-        """A turn's history budget, whether outside content is in it, and the tools its
-        prompt lists (outside content narrows what it may call, not what is listed)."""
+    ) -> tuple[int, Sources, list[Tool]]:
+        """A turn's history budget, where the outside content in it came from, and the tools
+        its prompt lists (outside content narrows what it may call, not what is listed)."""
         if self.model.capability == "tiny":
             read_only = True
         listed = [] if reply_only else self.tools(definition, depth, read_only)
@@ -236,17 +263,22 @@ class AgentLoop:
         context: ToolContext | None = None,
         on_token: TokenCallback | None = None,
         on_tool: Callable[[str, str, dict[str, Any]], None] | None = None,
-        propose: Callable[[Action], str] | None = None,
+        propose: Callable[[Action, Sources], str] | None = None,
+        reply_max_chars: int = REPLY_MAX_CHARS,
     ) -> Any:
         """Run steps until the agent replies; returns what ``transcript.add_reply`` returns.
+        ``reply_max_chars``: the reply's bound (a reply announcing a batch of notifications
+        may be longer than one to the user), and with it the tokens a step may take.
 
         Writes happen only on the user's word: a tiny model is never offered a tool that
         changes anything, and with ``propose`` a change the model chooses is not run but put
-        to the user (the turn ends with ``propose(action)``, see ``Transcript.add_proposal``).
+        to the user (the turn ends with ``propose(action, origin)``, ``origin`` saying where
+        its words came from; see ``Transcript.add_proposal``).
 
         Outside content never shares a turn with a tool that changes anything: a transcript
         that holds some makes the turn read-only, and so does a tool result that brings some
-        in (from that step on)."""
+        in (from that step on). Whatever such a turn stores is marked with it, so the turns
+        after it are read-only too for as long as they see what it stored."""
         budget, outside, listed = self._frame(definition, transcript, depth, read_only, reply_only)
         system = self.system_message(definition, listed)
         ctx = context or ToolContext(
@@ -259,24 +291,26 @@ class AgentLoop:
         previous: Action | None = None
         for step in range(self.max_steps):
             final = step == self.max_steps - 1
-            schema = action_schema([] if final else allowed)
-            note = turn_note(outside)
+            schema = action_schema([] if final else allowed, reply_max_chars=reply_max_chars)
+            note = turn_note(bool(outside))
             messages = with_time([system, *transcript.messages(budget)], self.clock(), note)
-            action, completion = await self._step(messages, schema, on_token)
+            tokens = step_tokens(reply_max_chars)
+            action, completion = await self._step(messages, schema, on_token, tokens)
             if action.kind == "reply":
-                return transcript.add_reply(action.text, completion)
+                return transcript.add_reply(action.text, completion, outside)
             chosen = next((t for t in allowed if t.name == action.tool), None)
             if propose is not None and chosen is not None and not chosen.read_only:
-                return transcript.add_proposal(action, propose(action), completion)
+                origin = transcript.origin(action, outside)
+                return transcript.add_proposal(action, propose(action, origin), completion, origin)
             if action == previous:  # the same call again: answer with what it returned
                 allowed = []
             previous = action
-            handle = transcript.begin_tool(action, completion)
+            handle = transcript.begin_tool(action, completion, outside)
             if on_tool is not None:
                 on_tool(action.tool, "running", action.arguments)
             result = await self._run_tool(action, allowed, ctx)
-            if result.outside and not outside:
-                outside = True
+            if result.outside:
+                outside = taint.merge(outside, result.outside)
                 allowed = [t for t in allowed if t.read_only]
             transcript.end_tool(handle, result)
             if on_tool is not None:
@@ -284,15 +318,19 @@ class AgentLoop:
         raise ModelError("the agent did not reply")  # unreachable: the last step must reply
 
     async def _step(
-        self, messages: list[Message], schema: dict[str, Any], on_token: TokenCallback | None
+        self,
+        messages: list[Message],
+        schema: dict[str, Any],
+        on_token: TokenCallback | None,
+        max_tokens: int = STEP_MAX_TOKENS,
     ) -> tuple[Action, Completion]:
         """One model call. Decoding is greedy, so asking again with the same prompt would
-        give the same answer: an invalid one (cut off at ``STEP_MAX_TOKENS``) fails the step."""
+        give the same answer: an invalid one (cut off at ``max_tokens``) fails the step."""
         streamer = ReplyStreamer(on_token) if on_token is not None else None
         completion = await self.model.complete(
             messages,
             schema=schema,
-            max_tokens=STEP_MAX_TOKENS,
+            max_tokens=max_tokens,
             on_token=streamer.feed if streamer else None,
         )
         try:
@@ -312,7 +350,8 @@ class AgentLoop:
             log.error("tool %s failed unexpectedly", action.tool, exc_info=exc)
             return ToolStep(action, "failed", "string", f"{action.tool} failed: {one_line(exc)}")
         result = render_result(value, tool.result_type)
-        return ToolStep(action, "done", tool.result_type, result, outside=tool.outside_content)
+        outside = (tool.outside_label,) if tool.outside_content else ()
+        return ToolStep(action, "done", tool.result_type, result, outside=outside)
 
     def delegate_to(self, parent: AgentDefinition) -> Callable[[str, int], Any]:
         async def delegate(task: str, depth: int) -> str:

@@ -3,12 +3,15 @@ agent loop reads and writes it."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from engine.agent import taint
 from engine.agent.actions import Action
 from engine.agent.loop import ToolStep, Transcript, estimate_tokens, result_message
-from engine.agent.taint import OUTSIDE, as_data, is_outside
+from engine.agent.taint import OUTSIDE, Sources, as_data
 from engine.llm.base import Completion, Message
 from engine.store import chat
 from engine.store.db import database
@@ -16,19 +19,19 @@ from engine.store.fields import utcnow
 from engine.store.models import ChatMessage, ChatToolCall
 
 HISTORY_WINDOW = 40  # messages looked back through for a proposal awaiting the user's yes
-MAX_ROWS = 200  # the most stored messages one prompt is built from
+MAX_ROWS = 200  # the most stored messages one prompt is built from (and ``quoted`` reads)
 
 Rows = list[tuple[ChatMessage, list[ChatToolCall]]]
 
 
 def render(row: ChatMessage, calls: list[ChatToolCall]) -> list[Message]:
     """One stored message for the model: a user's words as they are, an assistant's tool
-    calls and reply as the JSON actions the model writes, tool results as it reads them
-    (those holding outside content inside an untrusted-content block, see
-    ``engine.agent.taint``)."""
+    calls and reply as the JSON actions the model writes, tool results as it reads them. A
+    marked message's words and results (see ``engine.agent.taint``) sit inside an
+    untrusted-content block."""
+    outside = taint.sources(row.meta)
     if row.role == "user":
-        return [{"role": "user", "content": row.content}]
-    outside = is_outside(row.meta)
+        return [{"role": "user", "content": as_data(row.content) if outside else row.content}]
     out: list[Message] = []
     for call in calls:
         action = Action("tool", tool=call.name, arguments=call.arguments or {})
@@ -112,7 +115,9 @@ class StoredTranscript(Transcript):
     def messages(self, budget: int | None = None) -> list[Message]:
         return self.history.messages(self.session_id, budget)
 
-    def begin_tool(self, action: Action, completion: Completion) -> ChatToolCall:
+    def begin_tool(
+        self, action: Action, completion: Completion, outside: Sources = ()
+    ) -> ChatToolCall:
         return chat.begin_tool_call(
             self.session_id,
             action.tool,
@@ -120,32 +125,42 @@ class StoredTranscript(Transcript):
             prompt_tokens=completion.prompt_tokens,
             completion_tokens=completion.completion_tokens,
             duration_ms=completion.duration_ms,
-            meta={"kind": self.kind},
+            meta=taint.marked({"kind": self.kind}, outside),
         )
 
     def end_tool(self, handle: ChatToolCall, step: ToolStep) -> None:
         with database.atomic():
             chat.finish_tool_call(handle, step.status, step.result_type, step.result, utcnow())
             if step.outside:
-                chat.update_meta(handle.message_id, {OUTSIDE: True})
+                held = chat.get_message(handle.message_id)
+                mark = taint.marked(held.meta if held is not None else {}, step.outside)
+                chat.update_meta(handle.message_id, {OUTSIDE: mark[OUTSIDE]})
 
-    def outside_content(self, budget: int | None = None) -> bool:
+    def outside_content(self, budget: int | None = None) -> Sources:
         rows, _messages = self.history.window(self.session_id, budget)
-        return any(is_outside(row.meta) for row, _ in rows)
+        return taint.merge(*(taint.sources(row.meta) for row, _ in reversed(rows)))
 
-    def add_reply(self, text: str, completion: Completion) -> ChatMessage:
+    def origin(self, action: Action, outside: Sources) -> Sources:
+        return taint.merge(outside, quoted(self.session_id, action.arguments))
+
+    def add_reply(self, text: str, completion: Completion, outside: Sources = ()) -> ChatMessage:
         """The reply and whatever ``on_reply`` marks (delivered notifications) commit together."""
         if self.complete_reply is not None:
             text = self.complete_reply(text)
-        return self._add(text, completion, {})
+        return self._add(text, completion, {}, outside)
 
-    def add_proposal(self, action: Action, text: str, completion: Completion) -> ChatMessage:
+    def add_proposal(
+        self, action: Action, text: str, completion: Completion, outside: Sources = ()
+    ) -> ChatMessage:
         """The question is composed in code; the proposed call waits in the reply's meta for
-        the user's yes (see :func:`pending_proposal`)."""
+        the user's yes (see :func:`pending_proposal`), marked with where its words came
+        from."""
         proposed = {"tool": action.tool, "arguments": action.arguments}
-        return self._add(text, completion, {"composed": True, "proposed": proposed})
+        return self._add(text, completion, {"composed": True, "proposed": proposed}, outside)
 
-    def _add(self, text: str, completion: Completion, meta: dict[str, Any]) -> ChatMessage:
+    def _add(
+        self, text: str, completion: Completion, meta: dict[str, Any], outside: Sources
+    ) -> ChatMessage:
         with database.atomic():
             msg = chat.add_message(
                 self.session_id,
@@ -154,20 +169,56 @@ class StoredTranscript(Transcript):
                 prompt_tokens=completion.prompt_tokens,
                 completion_tokens=completion.completion_tokens,
                 duration_ms=completion.duration_ms,
-                meta={"kind": self.kind, **self.reply_meta, **meta},
+                meta=taint.marked({"kind": self.kind, **self.reply_meta, **meta}, outside),
             )
             if self.on_reply is not None:
                 self.on_reply(msg)
         return msg
 
 
-def pending_proposal(session_id: int) -> dict[str, Any] | None:
+def quoted(session_id: int, arguments: dict[str, Any]) -> Sources:
+    """Where the stored outside content that a change's words repeat came from: the sources
+    of the marked messages among the session's last ``MAX_ROWS`` that hold one of its values
+    word for word (``taint.phrases``), newest first. Found however far back: the history
+    window is no bound on what a model may have read, or a user pasted."""
+    phrases = taint.phrases(arguments)
+    if not phrases:
+        return ()
+    rows = chat.recent_messages(MAX_ROWS, session_id)
+    return taint.merge(
+        *(
+            taint.sources(row.meta)
+            for row, calls in reversed(rows)
+            if taint.is_outside(row.meta) and taint.repeats(_words(row, calls), phrases)
+        )
+    )
+
+
+def _words(row: ChatMessage, calls: list[ChatToolCall]) -> str:
+    results = [(c.result_type, c.result or "") for c in calls]
+    arguments = [("json", json.dumps(c.arguments or {}, ensure_ascii=False)) for c in calls]
+    return taint.text_of(row.content, results + arguments)
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A change put to the user, waiting for their yes."""
+
+    tool: str
+    arguments: dict[str, Any]
+    outside: Sources = ()  # where its words came from (marked: see engine.agent.taint)
+
+
+def pending_proposal(session_id: int) -> Proposal | None:
     """The change the assistant last asked the user about, if the user has not answered
-    yet: ``{"tool": ..., "arguments": ...}``. Notifications in between don't count."""
+    yet. Notifications in between don't count."""
     for row, _calls in reversed(chat.recent_messages(HISTORY_WINDOW, session_id)):
         meta = row.meta or {}
         if row.is_synthetic or meta.get("kind") == "notification":
             continue
         proposed = meta.get("proposed") if row.role == "assistant" else None
-        return proposed if isinstance(proposed, dict) else None
+        if not isinstance(proposed, dict):
+            return None
+        arguments = dict(proposed.get("arguments") or {})
+        return Proposal(str(proposed.get("tool")), arguments, taint.sources(meta))
     return None

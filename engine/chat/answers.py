@@ -259,6 +259,16 @@ def unidentified_answer(summary: str) -> str:
     )
 
 
+def refused_answer(rule: str, others: int, example: str, days: int) -> str:
+    """A mute rule not added because it would silence more than the muted thing."""
+    what = "1 other notification" if others == 1 else f"{others} other notifications"
+    return (
+        f"I added no rule \u201c{_one_line(rule)}\u201d: in the last {days} days it would also "
+        f"have silenced {what} (such as \u201c{_one_line(example)}\u201d). Add a rule "
+        "yourself if you want all of them gone."
+    )
+
+
 REPEATS = {"daily": "every day", "weekdays": "every weekday", "monthly": "every month"}
 
 
@@ -397,9 +407,23 @@ def _proposal_text(name: str, arguments: dict[str, Any]) -> str:
     return f"I'd like to use {name} with {shown}."
 
 
-def proposal(name: str, arguments: dict[str, Any]) -> str:
-    """A change a capable model chose without being asked: put to the user first."""
-    return _proposal_text(name, arguments) + ASK
+def came_from(outside: tuple[str, ...]) -> str:
+    """Where the words of a change put to the user came from, when outside content holds
+    them: "This came from an email by Anna Berg." (see ``engine.agent.taint``)."""
+    if not outside:
+        return ""
+    named = list(outside[:2])
+    if len(outside) > 2:
+        named.append(f"{len(outside) - 2} more")
+    listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+    return f"This came from {listed}."
+
+
+def proposal(name: str, arguments: dict[str, Any], outside: tuple[str, ...] = ()) -> str:
+    """A change a capable model chose without being asked: put to the user first, saying
+    where its words came from when outside content holds them (only "yes" runs it)."""
+    text = _proposal_text(name, arguments) + ASK
+    return f"{came_from(outside)} {text}" if outside else text
 
 
 # --- look-ups --------------------------------------------------------------------------------

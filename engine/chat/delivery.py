@@ -24,6 +24,8 @@ from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
 from engine import schemas
+from engine.agent import taint
+from engine.agent.taint import OUTSIDE, Sources
 from engine.agent.tools.notify import NOTIFICATION_SCHEMA
 from engine.agent.transcript import StoredTranscript, prompt_messages
 from engine.bus import EventBus, NotificationQueued, ReplyStarted, TurnFailed
@@ -31,8 +33,9 @@ from engine.chat.compose import compose_facts
 from engine.chat.factcheck import check_reply
 from engine.chat.facts import NoteFacts, batch_facts, events_of
 from engine.chat.turns import Turns
-from engine.chat.wording import fallback_text
+from engine.chat.wording import fallback_text, outside_source
 from engine.clock import local_zone_name, parse_instant, zone
+from engine.errors import StoreDamaged
 from engine.llm.base import Completion, Message
 from engine.store import chat
 from engine.store.db import database
@@ -65,6 +68,8 @@ class Delivery:
         self.retry_delays = retry_delays
         self.clock = clock
         self.user_zone = user_zone
+        self.marks: dict[str, Any] = {}  # added to each reply's meta (a tick's "unprinted")
+        self._damage_said: set[str] = set()
         self._consumer = Periodic(
             "chathub-notifications",
             self._deliver_and_wait,
@@ -170,10 +175,14 @@ class Delivery:
                     facts,
                     now=self.clock(),
                     tz=self.user_zone(),
-                    reply_meta=_reply_meta(batch),
+                    reply_meta=self._meta(batch),
                     on_reply=self._mark_delivered(batch),
                 )
                 return await self.turns.run(transcript, delivered=batch, reply_only=True)
+            except StoreDamaged as exc:  # every try would fail the same: no retries
+                chat.delete_from(synthetic.id)
+                self._say_damage(session.id, exc)
+                return self._deliver_plainly(session.id, batch, facts)
             except Exception as exc:
                 chat.delete_from(synthetic.id)
                 error = self._record_failure(batch, exc)
@@ -195,7 +204,7 @@ class Delivery:
         transcript = StoredTranscript(
             session_id,
             "notification",
-            reply_meta={**_reply_meta(batch), "composed": True},
+            reply_meta={**self._meta(batch), "composed": True},
             on_reply=self._mark_delivered(batch),
         )
         reply: ChatMessage = transcript.add_reply(text, Completion(text))
@@ -206,7 +215,11 @@ class Delivery:
         with database.atomic():
             msg = chat.add_tool_message(
                 session_id,
-                {"kind": "notification", "notification_ids": [n.id for n in batch]},
+                {
+                    "kind": "notification",
+                    "notification_ids": [n.id for n in batch],
+                    OUTSIDE: list(taint.merge(outside_source(n) for n in batch)),
+                },
                 name="read_notification",
                 arguments={},
                 status="done",
@@ -218,6 +231,18 @@ class Delivery:
             )
             chat.attach([n.id for n in batch], msg.id)
         return msg
+
+    def _meta(self, batch: list[Notification]) -> dict[str, Any]:
+        return {**_reply_meta(batch), **self.marks}
+
+    def _say_damage(self, session_id: int, exc: StoreDamaged) -> None:
+        """A damaged table is reported once (it would fail every try the same way); the
+        notifications go out in plain words meanwhile."""
+        if exc.table in self._damage_said:
+            return
+        self._damage_said.add(exc.table)
+        log.error("%s", exc)
+        self.bus.publish(TurnFailed(session_id, "notification", str(exc)))
 
     def _mark_delivered(self, batch: list[Notification]) -> Callable[[ChatMessage], None]:
         ids = [n.id for n in batch]
@@ -232,7 +257,7 @@ class Delivery:
     ) -> ChatMessage:
         """Last resort when the model keeps failing: the user still gets every notification,
         in the composed words (or a bare list should composing fail too)."""
-        meta: dict[str, Any] = {"kind": "notification", "fallback": True, **_reply_meta(batch)}
+        meta: dict[str, Any] = {"kind": "notification", "fallback": True, **self._meta(batch)}
         try:
             text = compose_facts(facts, self.clock(), self.user_zone())
             meta["composed"] = True
@@ -260,6 +285,7 @@ class Delivery:
 
 def _reply_meta(batch: list[Notification]) -> dict[str, Any]:
     return {
+        OUTSIDE: list(taint.merge(outside_source(n) for n in batch)),
         "notification_ids": [n.id for n in batch],
         "sources": sorted({n.source for n in batch}),
         "why": [
@@ -292,7 +318,11 @@ class CheckedTranscript(StoredTranscript):
     def messages(self, budget: int | None = None) -> list[Message]:
         return prompt_messages(self.session_id, 1)  # the synthetic message only
 
-    def add_reply(self, text: str, completion: Completion) -> ChatMessage:
+    def outside_content(self, budget: int | None = None) -> Sources:
+        rows = chat.recent_messages(1, self.session_id)  # what ``messages`` shows
+        return taint.merge(*(taint.sources(row.meta) for row, _ in rows))
+
+    def add_reply(self, text: str, completion: Completion, outside: Sources = ()) -> ChatMessage:
         problems = check_reply(text, self.facts, now=self.now, tz=self.tz)
         if problems:
             log.info(
@@ -301,4 +331,4 @@ class CheckedTranscript(StoredTranscript):
             )
             text = compose_facts(self.facts, self.now, self.tz)
             self.reply_meta = {**self.reply_meta, "composed": True, "replaced": problems}
-        return super().add_reply(text, completion)
+        return super().add_reply(text, completion, outside)

@@ -5,7 +5,8 @@ and notifications handed on to :class:`~engine.chat.delivery.Delivery`.
 
 Writes happen only on the user's word: on a tiny model only what code recognises changes
 anything (the model is never asked), on a capable model a change the model chooses is put
-to the user and runs on their "yes"."""
+to the user and runs on their explicit "yes". What quotes outside content is stored marked
+(``engine.agent.taint``), so a model turn that sees it later is read-only."""
 
 from __future__ import annotations
 
@@ -14,12 +15,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from engine.agent import taint
 from engine.agent.actions import Action
 from engine.agent.loop import AgentLoop, render_result
-from engine.agent.taint import OUTSIDE
+from engine.agent.taint import Sources
 from engine.agent.tools.base import ToolContext
 from engine.agent.tools.rules import HELD
-from engine.agent.transcript import StoredTranscript, pending_proposal
+from engine.agent.transcript import Proposal, StoredTranscript, pending_proposal
 from engine.bus import EventBus, ReplyStarted, ToolCalled, TurnFailed, UserMessageAdded
 from engine.chat.answers import (
     DECLINED,
@@ -30,6 +32,7 @@ from engine.chat.answers import (
     help_answer,
     lookup_answer,
     proposal,
+    refused_answer,
     reminder_answer,
     rule_answer,
     silenced_answer,
@@ -45,6 +48,7 @@ from engine.chat.intents import (
     yes_or_no,
 )
 from engine.chat.turns import Turns
+from engine.chat.wording import outside_source
 from engine.clock import utcnow
 from engine.errors import TicError
 from engine.llm.base import Message
@@ -53,7 +57,7 @@ from engine.store import chat, inbox
 from engine.store.inbox import stored_event
 from engine.store.models import ChatMessage, ChatSession, Notification
 from engine.tasks import one_line
-from engine.triage.feedback import never_rule_for, would_silence
+from engine.triage.feedback import beyond, never_rule_for, would_silence
 from engine.triage.summary import summarize
 from engine.types import MutePreview, SilencedEvent
 
@@ -128,29 +132,30 @@ class ChatHub:
                 self.bus.publish(TurnFailed(sid, "user", one_line(exc)))
                 raise
 
-    async def _answer(self, sid: int, text: str, proposed: dict[str, Any] | None) -> ChatMessage:
+    async def _answer(self, sid: int, text: str, proposed: Proposal | None) -> ChatMessage:
         now = self.clock().astimezone()
         decision = yes_or_no(text)
         if proposed is not None and decision is not None:
             if not decision:
                 return self._composed(sid, "user", DECLINED)
-            name, args = str(proposed.get("tool")), dict(proposed.get("arguments") or {})
-            status, result = await self._run_tool_for_user(sid, name, args)
-            return self._composed(sid, "user", tool_answer(name, args, status, result, now))
+            name, args, outside = proposed.tool, proposed.arguments, proposed.outside
+            status, result = await self._run_tool_for_user(sid, name, args, outside)
+            answer = tool_answer(name, args, status, result, now)
+            return self._composed(sid, "user", answer, outside=outside)
         change = preference_change(text)
         if change is not None:
             args = {"section": change.section, "rule": change.rule}
             status, result = await self._run_tool_for_user(sid, "add_notification_rule", args)
             read = READ_AS.search(result) if status == "done" else None
             written = " ".join(change.rule.split()).lstrip("-*• ").strip()
-            proposed = None
+            follow_up = None
             if read is not None and read.group(2) is not None and HELD in result:
-                proposed = {"tool": "confirm_notification_rule", "arguments": {"rule": written}}
+                follow_up = {"tool": "confirm_notification_rule", "arguments": {"rule": written}}
             elif read is not None and read.group(3):
                 arguments = {"rule": written, "kind": read.group(3)}
-                proposed = {"tool": "accept_rule_reading", "arguments": arguments}
+                follow_up = {"tool": "accept_rule_reading", "arguments": arguments}
             answer = rule_answer(args, status, result)
-            return self._composed(sid, "user", answer, proposed=proposed)
+            return self._composed(sid, "user", answer, proposed=follow_up)
         reminder = reminder_request(text)
         if reminder is not None:
             status, result = await self._run_tool_for_user(sid, "schedule_job", dict(reminder))
@@ -159,8 +164,7 @@ class ChatHub:
         if lookup is not None and lookup.tool in self.loop.registry.names():
             status, result = await self._run_tool_for_user(sid, lookup.tool, lookup.arguments)
             answer = lookup_answer(lookup.tool, lookup.about, status, result, now)
-            outside = self.loop.registry.get(lookup.tool).outside_content
-            return self._composed(sid, "user", answer, outside=outside)
+            return self._composed(sid, "user", answer, outside=self._brings(lookup.tool))
         if self.tiny:
             return self._composed(sid, "user", self._tiny_answer(text, decision))
         transcript = StoredTranscript(sid, "user", history=self.turns.history)
@@ -184,19 +188,17 @@ class ChatHub:
         kind: str,
         text: str,
         *,
-        outside: bool = False,
+        outside: Sources = (),
         proposed: dict[str, Any] | None = None,
     ) -> ChatMessage:
-        """A reply composed in code from the facts, recorded as such (``outside``: it quotes
-        what outside senders wrote, see ``engine.agent.taint``; ``proposed``: the change it
-        asks the user's yes for)."""
+        """A reply composed in code from the facts, recorded as such (``outside``: where the
+        outside content it quotes came from, see ``engine.agent.taint``; ``proposed``: the
+        change it asks the user's yes for)."""
         self.bus.publish(ReplyStarted(session_id, kind))
         meta: dict[str, Any] = {"kind": kind, "composed": True}
-        if outside:
-            meta[OUTSIDE] = True
         if proposed is not None:
             meta["proposed"] = proposed
-        message = chat.add_message(session_id, "assistant", text, meta=meta)
+        message = chat.add_message(session_id, "assistant", text, meta=taint.marked(meta, outside))
         self.turns.finished(message, kind, [])
         return message
 
@@ -225,12 +227,20 @@ class ChatHub:
         if reply is None or not notes:
             raise TicError(f"message {reply_message_id} is not a notification")
         plan = MutePlan(reply, notes)
+        now = self.clock()
+        recent = inbox.notified_since(now - timedelta(days=PREVIEW_DAYS))
+        muted = {n.event_id for n in notes}  # what the reply is about: all of it is "this"
         for note in notes:
             event = stored_event(note.event_id) if note.event_id is not None else None
             if event is not None:
                 rule = never_rule_for(event)
                 if rule is None:
                     plan.unidentified.append(note)
+                    continue
+                others = [e for e in beyond(rule, event, recent, now) if e.id not in muted]
+                if others:
+                    if rule not in [r for r, _, _ in plan.refused]:
+                        plan.refused.append((rule, len(others), summarize(others[0])))
                     continue
                 plan.add("add_notification_rule", {"section": "never", "rule": rule})
             elif note.source == "cron" and note.refs.get("job_id"):
@@ -259,16 +269,22 @@ class ChatHub:
             silenced_total=len(silenced),
             unidentified=[n.summary for n in plan.unidentified],
             days=days,
+            refused=[refused_answer(rule, n, eg, PREVIEW_DAYS) for rule, n, eg in plan.refused],
         )
 
     async def mute(self, reply_message_id: int) -> ChatMessage:
         """ "Don't notify me about this" on a notification reply: a Never-notify rule for
         that kind of event, keyed on who sent it, applied through ``add_notification_rule``
         (a recurring reminder is cancelled instead), confirmed in words composed from what
-        changed and what it would have silenced in the last days."""
+        changed and what it would have silenced in the last days.
+
+        The user's click is the order, so code runs the tools (no model turn, which the
+        outside content would make read-only); what it stores quotes the notifications (their
+        summaries, the sender in the rule) and is marked with them."""
         preview = self.mute_preview(reply_message_id)
         plan = self.mute_plan(reply_message_id)
         about = "; ".join(n.summary for n in plan.notes)[:300]
+        outside = taint.merge(outside_source(n) for n in plan.notes)
         sid = plan.reply.session_id
         now = self.clock().astimezone()
         async with self.turns.lock(sid):
@@ -276,24 +292,32 @@ class ChatHub:
                 sid,
                 "user",
                 f"Don't notify me about this: {about}",
-                meta={"kind": "feedback", "reply_to": reply_message_id},
+                meta=taint.marked({"kind": "feedback", "reply_to": reply_message_id}, outside),
             )
             self.bus.publish(UserMessageAdded(sid, request.id, request.content))
             answers = []
             for name, args in plan.actions:
-                status, result = await self._run_tool_for_user(sid, name, args)
+                status, result = await self._run_tool_for_user(sid, name, args, outside)
                 answers.append(tool_answer(name, args, status, result, now))
             answers += [unidentified_answer(summary) for summary in preview.unidentified]
+            answers += preview.refused
             if preview.rules:
                 answers.append(silenced_answer(preview.silenced_total, preview.days))
-            return self._composed(sid, "feedback", "\n".join(answers) or "Noted.")
+            text = "\n".join(answers) or "Noted."
+            return self._composed(sid, "feedback", text, outside=outside)
+
+    def _brings(self, name: str) -> Sources:
+        """Where the outside content the tool's result holds comes from (none for most)."""
+        tool = self.loop.registry.get(name)
+        return (tool.outside_label,) if tool.outside_content else ()
 
     async def _run_tool_for_user(
-        self, session_id: int, name: str, args: dict[str, Any]
+        self, session_id: int, name: str, args: dict[str, Any], outside: Sources = ()
     ) -> tuple[str, str]:
         """Run a tool the user's words clearly ask for, recorded as the agent's completed call
         (so a later turn of any model continues from a correct step); returns its status
-        ("done" or "failed") and its result (or the error)."""
+        ("done" or "failed") and its result (or the error). ``outside``: where the outside
+        content its arguments quote came from (a yes to a marked proposal, a mute)."""
         tool = self.loop.registry.get(name)
         ctx = ToolContext(workspace=self.loop.workspace, now=self.clock(), session_id=session_id)
         result_type = "string"
@@ -305,7 +329,7 @@ class ChatHub:
             result, status = one_line(exc), "failed"
         chat.add_tool_message(
             session_id,
-            {"kind": "feedback", OUTSIDE: True} if tool.outside_content else {"kind": "feedback"},
+            taint.marked({"kind": "feedback"}, taint.merge(outside, self._brings(name))),
             name=name,
             arguments=args,
             status=status,
@@ -317,8 +341,8 @@ class ChatHub:
         return status, result
 
 
-def _proposal(action: Action) -> str:
-    return proposal(action.tool, action.arguments)
+def _proposal(action: Action, outside: Sources) -> str:
+    return proposal(action.tool, action.arguments, outside)
 
 
 @dataclass
@@ -327,6 +351,9 @@ class MutePlan:
     notes: list[Notification]
     actions: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     unidentified: list[Notification] = field(default_factory=list)
+    refused: list[tuple[str, int, str]] = field(default_factory=list)
+    """Rules not added: they would silence more than the muted thing (the rule, how many
+    others, the first of them)."""
 
     def add(self, name: str, args: dict[str, Any]) -> None:
         if (name, args) not in self.actions:

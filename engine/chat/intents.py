@@ -234,21 +234,34 @@ def lookup_request(message: str) -> Lookup | None:
     return None
 
 
+_SURE = (
+    r"(?:yes|y|yeah|yep|yup|sure|please|please do|do it|go ahead|confirm(?:ed)?|"
+    r"s[ií]|sì|ja|jawohl|oui|sim|claro|certo|natürlich|bien s[uû]r|klopt)"
+)
+"""An explicit yes on its own, in the languages TIC reads."""
+_OK = r"(?:ok|okay|alright|all right|fine|sounds good|correct|right)"
+"""A yes on its own or with what to do ("ok, do it"); with thanks ("ok thanks") it only
+acknowledges what was said."""
+_GO = r"(?:please|please do|do it|do that|do so|add it|go ahead|go for it|yes|confirm(?:ed)?)"
+_POLITE = (
+    r"(?:please|thanks|thank you|bitte|danke|por favor|gracias|per favore|grazie|merci|"
+    r"s'il (?:te|vous) pla[iî]t|obrigad[oa]|alsjeblieft|graag|bedankt)"
+)
+_NOPE = (
+    r"(?:no|n|nope|nah|don[’']?t|do not|cancel|stop|never mind|nevermind|leave it|nein|non|"
+    r"não|nao|nee)"
+)
+_APART = r"[\s,.!]+"
 YES = re.compile(
-    r"^(?:yes|y|yeah|yep|yup|sure|ok|okay|please do|do it|go ahead|yes please|please|"
-    r"sounds good|confirm(?:ed)?|correct|right)\b[\s,.!]*(?:please|thanks|thank you|do it|"
-    r"go ahead)?[\s.!]*$",
-    re.I,
+    rf"^(?:{_SURE}(?:{_APART}(?:{_GO}|{_POLITE}))*|{_OK}(?:{_APART}{_GO})*)[\s.!]*$", re.I
 )
-NO = re.compile(
-    r"^(?:no|n|nope|nah|don'?t|do not|cancel|stop|never mind|nevermind|no thanks|"
-    r"no thank you|leave it)\b[\s,.!]*(?:thanks|thank you)?[\s.!]*$",
-    re.I,
-)
+NO = re.compile(rf"^{_NOPE}(?:{_APART}(?:{_NOPE}|{_POLITE}))*[\s.!]*$", re.I)
 
 
 def yes_or_no(message: str) -> bool | None:
-    """True for a plain "yes", False for a plain "no", None for anything else."""
+    """True for an explicit yes (a short affirmation and nothing else: "yes", "yes, add
+    it", "sí", "ok, do it"), False for a plain "no", None for anything else: "ok thanks"
+    acknowledges, it agrees to nothing."""
     text = " ".join(message.split())
     if YES.match(text):
         return True
@@ -266,7 +279,9 @@ HELP = re.compile(
     re.I,
 )
 THANKS = re.compile(
-    r"^(?:thanks|thank you|thx|cheers|great|perfect|nice|cool)\b[\w\s,.!]{0,20}$", re.I
+    r"^(?:(?:ok|okay|alright)[\s,.!]+)?(?:thanks|thank you|thx|cheers|great|perfect|nice|cool)"
+    r"\b[\w\s,.!]{0,20}$",
+    re.I,
 )
 
 

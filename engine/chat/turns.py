@@ -9,9 +9,10 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 
-from engine.agent.actions import Action
+from engine.agent.actions import Action, reply_chars
 from engine.agent.definitions import AgentDefinition, load_agent
 from engine.agent.loop import AgentLoop
+from engine.agent.taint import Sources
 from engine.agent.tools.base import ToolContext
 from engine.agent.transcript import HistoryWindow, StoredTranscript
 from engine.bus import EventBus, ReplyFinished, ReplyStarted, ReplyToken, ToolCalled
@@ -50,12 +51,12 @@ class Turns:
         *,
         delivered: list[Notification] | None = None,
         reply_only: bool = False,
-        propose: Callable[[Action], str] | None = None,
+        propose: Callable[[Action, Sources], str] | None = None,
     ) -> ChatMessage:
         """Run the main agent on the transcript's session as it stands (the caller holds the
-        lock); ``delivered`` are the notifications the reply delivers; with ``propose`` a
-        change the model chooses is put to the user instead of run. The reply's time to
-        first token and total time go out with ``ReplyFinished``."""
+        lock); ``delivered`` are the notifications the reply delivers (its bound grows with
+        them); with ``propose`` a change the model chooses is put to the user instead of
+        run. The reply's time to first token and total time go out with ``ReplyFinished``."""
         session_id, kind = transcript.session_id, transcript.kind
         definition = self.agent()
         ctx = ToolContext(
@@ -87,6 +88,7 @@ class Turns:
                 ToolCalled(session_id, name, status, args)
             ),
             propose=propose,
+            reply_max_chars=reply_chars(len(delivered or [])),
         )
         first_token_ms = _ms(first_token[0] - started) if first_token else None
         total_ms = _ms(time.monotonic() - started)

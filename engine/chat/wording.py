@@ -20,6 +20,22 @@ def sender_of(notification: Notification) -> str | None:
     return event_sender(notification.event_id) if notification.event_id is not None else None
 
 
+OUTSIDE_KINDS = {
+    "email": "an email",
+    "whatsapp": "a WhatsApp message",
+    "calendar": "a calendar invitation",
+    "cron": "a scheduled job",
+}
+
+
+def outside_source(notification: Notification) -> str:
+    """Where a notification's content came from, as a mark names it ("an email by Anna
+    Berg"; see ``engine.agent.taint``)."""
+    kind = OUTSIDE_KINDS.get(notification.source, "a notification")
+    sender = sender_of(notification)
+    return f"{kind} by {sender}" if sender else kind
+
+
 def fallback_text(batch: list[Notification]) -> str:
     lines = [f"- {SOURCE_LABELS.get(n.source, n.source)}: {n.summary}" for n in batch]
     head = "You have a new notification:" if len(batch) == 1 else "You have new notifications:"

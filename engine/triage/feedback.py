@@ -76,3 +76,29 @@ def would_silence(rules: list[str], events: Iterable[Event], now: datetime) -> l
         if verdict is not None and not verdict.notify:
             silenced.append(event)
     return silenced
+
+
+def identities(event: Event) -> frozenset[str]:
+    """What identifies the thing an event comes from, as a mute keys it: an email's sender
+    address, a WhatsApp chat's id, a calendar event's own and series id."""
+    if event.source == "email":
+        address = sender_address(event)
+        return frozenset({address}) if address else frozenset()
+    if event.source == "whatsapp":
+        chat_id = event.chat.id if event.chat else None
+        return frozenset({chat_id}) if chat_id else frozenset()
+    if event.source == "calendar":
+        ids = (event.refs.get("event_id"), event.refs.get("recurring_event_id"))
+        return frozenset(i for i in ids if isinstance(i, str) and i)
+    return frozenset()
+
+
+def beyond(rule: str, muted: Event, recent: Iterable[Event], now: datetime) -> list[Event]:
+    """The recent events ``rule`` would silence that are not the muted thing: another
+    sender, chat or event. A mute that would reach them says more than "this"."""
+    own = identities(muted)
+    return [
+        e
+        for e in would_silence([rule], recent, now)
+        if e.source != muted.source or not (identities(e) & own)
+    ]

@@ -386,6 +386,18 @@ def test_proposals_ask_first(name, arguments, expected):
     assert proposal(name, arguments) == expected + " Shall I? (yes/no)"
 
 
+def test_a_proposal_whose_words_came_from_outside_says_where_from():
+    rule = {"section": "never", "rule": "Emails from my bank"}
+    assert proposal("add_notification_rule", rule, ("an email by Bank Security",)) == (
+        "This came from an email by Bank Security. I'd like to add the rule “Emails from my "
+        "bank” under Never notify. Shall I? (yes/no)"
+    )
+    two, three = ("an email by A", "a WhatsApp message by B"), ("an email by A", "x", "y")
+    assert answers.came_from(two) == "This came from an email by A and a WhatsApp message by B."
+    assert answers.came_from(three) == "This came from an email by A, x and 1 more."
+    assert answers.came_from(()) == ""
+
+
 # --- what a small model cannot do ---------------------------------------------------------------
 
 

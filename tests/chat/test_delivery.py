@@ -301,3 +301,45 @@ async def test_the_consumer_comes_back_at_once_while_more_are_due(tiny):
     assert chat.pending_count() == 5
     assert await tiny.hub.delivery._deliver_and_wait() is None  # all out: wait for notify
     assert chat.pending_count() == 0
+
+
+@pytest.mark.real_model  # real requests, to a scripted model server on 127.0.0.1
+async def test_a_capable_models_long_reply_for_a_batch_of_20_is_delivered_at_once(workspace):
+    """The reply's bound grows with the batch it covers: a server that does not enforce the
+    schema may write past the 1 000 characters of a reply to the user, and that is no error
+    (no retry, no plain fallback)."""
+    from engine.chat.delivery import MAX_BATCH
+    from engine.llm.openai_compat import OpenAICompatModel
+    from engine.store import chat
+    from tests.model_server import ScriptedServer
+
+    people = [f"Person {chr(65 + n)}" for n in range(MAX_BATCH)]
+    written = " ".join(
+        f"{who} sent you a message about the quarterly figures, which is worth a look "
+        f"today; it is one of the {MAX_BATCH} that came in while you were away."
+        for who in people
+    )
+    assert len(written) > 2500
+    with ScriptedServer(default=reply(written)) as server:
+        model = OpenAICompatModel(server.url, timeout=10)
+        engine = Engine(workspace, Settings(), model, clock=running_from(NOW), retry_delays=(5,))
+        await engine.start(schedule=False)
+        try:
+            for who in people:
+                chat.add_notification(
+                    dedup_key=f"bulk:{who}",
+                    source="email",
+                    event_type="email.received",
+                    summary=f"{who} sent a message about the quarterly figures.",
+                    created_at=NOW,
+                )
+            answer = await engine.hub.delivery.deliver_pending()
+        finally:
+            await engine.stop()
+    assert answer is not None and answer.content == written
+    (request,) = server.requests
+    bound = request["response_format"]["json_schema"]["schema"]["properties"]["text"]
+    assert bound["maxLength"] == 300 * MAX_BATCH and request["max_tokens"] > len(written) // 3
+    notes = list(Notification.select())
+    assert len(notes) == MAX_BATCH and {n.attempts for n in notes} == {0}
+    assert all(n.delivered_at is not None for n in notes)

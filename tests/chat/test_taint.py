@@ -119,8 +119,12 @@ async def test_a_look_up_that_brings_outside_content_in_ends_the_turns_writes(
     assert "write_file" in first  # the turn began clean: a change would be put to the user
     assert not second & WRITES  # after the look-up brought the email in: read-only
     assert workspace.rules_file.read_text() == before
-    (search,) = [m for m in ChatMessage.select() if (m.meta or {}).get(taint.OUTSIDE)]
+    search, answer = [m for m in ChatMessage.select() if taint.is_outside(m.meta)]
     assert search.tool_calls[0].name == "search_events"
+    assert taint.sources(search.meta) == ("a search of your messages",)
+    # the reply, written after the look-up brought the email in, is marked as made from it
+    assert (answer.role, answer.content) == ("assistant", "Noted.")
+    assert taint.sources(answer.meta) == ("a search of your messages",)
 
 
 async def test_outside_content_taints_only_the_window_the_model_reads(engine, model):

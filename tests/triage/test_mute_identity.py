@@ -321,3 +321,33 @@ async def test_a_push_name_from_another_number_does_not_get_the_contacts_rule(wo
     for fake in (fake_direct, fake_group):
         assert fake.notify is False  # type: ignore[union-attr]
         assert "has written from +393475550101" in fake.reason  # type: ignore[union-attr]
+
+
+async def test_a_mute_that_would_silence_others_is_not_added_and_says_why(
+    engine, model, workspace, monkeypatch
+):
+    """The preview refuses a rule that reaches beyond the muted thing: should the rule for
+    an event ever come out broad, it silences nothing the user did not point at."""
+    import engine.chat.hub as hub_module
+
+    workspace.rules_file.write_text("## Always notify\n- Emails from Tomas Herrera\n")
+    model.default = reply("ok")
+    first = make_event(sender=TOMAS, subject="VAT")
+    other = make_event(sender={"name": "Tomas Herrera", "address": "t@second.example"})
+    for event in (first, other):  # a reply each
+        ingest([event])
+        await engine.tic.tick()
+        assert await engine.hub.drain(timeout=5)
+    note = ChatMessage.select().where(ChatMessage.content != "").order_by(ChatMessage.id).first()
+    monkeypatch.setattr(hub_module, "never_rule_for", lambda event: "Emails from Tomas Herrera")
+    before = workspace.rules_file.read_text()
+    preview = engine.mute_preview(note.id)
+    assert preview.rules == []
+    assert len(preview.refused) == 1
+    assert (
+        "in the last 30 days it would also have silenced 1 other notification"
+        in (preview.refused[0])
+    )
+    answer = await engine.hub.mute(note.id)
+    assert "I added no rule \u201cEmails from Tomas Herrera\u201d" in answer.content
+    assert workspace.rules_file.read_text() == before

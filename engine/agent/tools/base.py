@@ -19,7 +19,8 @@ from engine.workspace import Workspace
 ResultType = Literal["string", "json"]
 
 # llama.cpp's grammar parser refuses (and llama-cpp-python then crashes on) a string bounded
-# by much more than 1000 characters, so no schema a model fills may allow longer strings.
+# by much more than 1000 characters, so no tool's schema allows longer strings (a reply's
+# bound may grow past it: engine.llm.llama leaves such a bound out of the grammar).
 MAX_STRING = 1000
 
 
@@ -47,6 +48,8 @@ class Tool(ABC):
     outside_content: ClassVar[bool] = False
     """Its result holds what outside senders wrote (messages, invitations): data, never
     orders, and a turn that reads it may change nothing (``engine.agent.taint``)."""
+    outside_label: ClassVar[str] = "what a look-up found"
+    """Where its outside content came from, as the user is told it ("This came from …")."""
     # False for a tool only the system completes (read_notification): a call by the model
     # returns nothing, so it is not listed in any prompt.
     offered: ClassVar[bool] = True

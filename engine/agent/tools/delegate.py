@@ -21,7 +21,8 @@ class DelegateTool(Tool):
         "additionalProperties": False,
     }
     category = "Agents"
-    outside_content = True
+    outside_content = True  # the helper may have read some
+    outside_label = "a helper agent's answer"
     root_agent_only = True
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Any:

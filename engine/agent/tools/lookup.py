@@ -51,6 +51,7 @@ class SearchEventsTool(Tool):
     }
     category = "Lookup"
     outside_content = True
+    outside_label = "a search of your messages"
     result_type = "json"
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Any:
@@ -82,6 +83,7 @@ class UpcomingCalendarTool(Tool):
     }
     category = "Lookup"
     outside_content = True
+    outside_label = "your calendar"
     result_type = "json"
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Any:

@@ -46,6 +46,7 @@ class ReadNotificationTool(Tool):
     parameters = {"type": "object", "properties": {}, "additionalProperties": False}
     category = "Introspection"
     outside_content = True
+    outside_label = "a notification"
     root_agent_only = True
     result_type = "json"
     offered = False  # the system fills it in (see engine.chat.delivery); called, it is []
