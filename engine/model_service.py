@@ -49,6 +49,7 @@ from engine.modeltypes import (
 from engine.settings import Settings
 from engine.tasks import Periodic, TaskSet
 from engine.types import SettingsApplied
+from engine.urls import masked_url
 
 if TYPE_CHECKING:
     from engine.engine import Engine
@@ -135,10 +136,10 @@ class ModelService:
         """The model the engine runs now, in a few words."""
         current = self._running.current
         if isinstance(current, OpenAICompatModel):
-            return f"{current.model} at {current.base_url}"
+            return f"{current.model} at {current.shown_url}"
         settings = self._engine.settings
         if isinstance(current, UnavailableModel) and is_server_url(settings.model_path):
-            return f"{settings.server_model} at {settings.model_path}"
+            return f"{settings.server_model} at {masked_url(str(settings.model_path))}"
         path = self.in_use()
         if path is None:
             return current.name
@@ -382,15 +383,16 @@ class ModelService:
 
     async def pick_server_model(self, url: str) -> str:
         """The server's one chat model; ModelError naming them when it has several."""
-        server = await asyncio.to_thread(probe, url, server_api_key(normalize_url(url)))
+        server = await asyncio.to_thread(probe, url, key_for=server_api_key)
         if server.error is not None:
-            raise ModelError(f"{server.url}: {server.error}")
+            raise ModelError(f"{masked_url(server.url)}: {server.error}")
         names = [m.id for m in server.models]
         if len(names) == 1:
             return names[0]
         if not names:
-            raise ModelError(f"{server.url} offers no chat model")
-        raise ModelError(f"{server.url} offers several models; name one: {', '.join(names)}")
+            raise ModelError(f"{masked_url(server.url)} offers no chat model")
+        shown = masked_url(server.url)
+        raise ModelError(f"{shown} offers several models; name one: {', '.join(names)}")
 
     def remove(self, name: str) -> list[Path]:
         """Delete a downloaded model (by catalog name or file name) and its partial download.
@@ -445,7 +447,7 @@ class ModelService:
             self.server_down = None
             return
         assert url is not None
-        server = await asyncio.to_thread(probe, url, server_api_key(url))
+        server = await asyncio.to_thread(probe, url, key_for=server_api_key)
         if server.error is not None and self.server_down is None:
             self.server_down = server.error
             self._engine.bus.publish(ModelServerDown(server.url, server.error))

@@ -12,6 +12,7 @@ backend comes back afterwards, so tests never touch the developer's real keyring
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterator
 
 import keyring
@@ -39,6 +40,61 @@ class MemoryKeyring(keyring.backend.KeyringBackend):
     def delete_password(self, service: str, username: str) -> None:
         if self.secrets.pop((service, username), None) is None:
             raise PasswordDeleteError(f"no secret for {username!r} in {service!r}")
+
+
+class LockedKeyring(MemoryKeyring):
+    """A keyring that is locked, as gnome-keyring is while its unlock prompt waits for the
+    user: every call blocks until ``unlock()``. ``asked`` is set by the first call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked = threading.Event()
+        self.calls = 0
+        self._unlocked = threading.Event()
+
+    def unlock(self) -> None:
+        self._unlocked.set()
+
+    def _wait(self) -> None:
+        self.calls += 1
+        self.asked.set()
+        self._unlocked.wait()
+
+    def get_password(self, service: str, username: str) -> str | None:
+        self._wait()
+        return super().get_password(service, username)
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self._wait()
+        super().set_password(service, username, password)
+
+    def delete_password(self, service: str, username: str) -> None:
+        self._wait()
+        super().delete_password(service, username)
+
+
+@contextlib.contextmanager
+def use_locked_keyring() -> Iterator[LockedKeyring]:
+    """Install a LockedKeyring; on exit it is unlocked (its waiting calls end) and the
+    previous backend comes back."""
+    previous = keyring.core._keyring_backend
+    backend = LockedKeyring()
+    keyring.set_keyring(backend)
+    try:
+        yield backend
+    finally:
+        backend.unlock()
+        keyring.core._keyring_backend = previous
+
+
+@pytest.fixture
+def locked_keyring(monkeypatch: pytest.MonkeyPatch) -> Iterator[LockedKeyring]:
+    """A locked keyring, and a keyring time limit short enough for a test."""
+    import engine.accounts.secrets
+
+    monkeypatch.setattr(engine.accounts.secrets, "KEYRING_TIMEOUT", 0.05)
+    with use_locked_keyring() as backend:
+        yield backend
 
 
 @contextlib.contextmanager

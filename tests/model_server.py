@@ -4,7 +4,8 @@ answers each request with the next reply the test hands it (``--model http://…
 A request waits until the test has given its answer, so a test decides exactly when the
 model "finishes" (e.g. while the user is typing). With ``default`` every request the test
 has not answered gets that answer at once (after ``delay`` seconds): a model that always
-works, for runs that make any number of calls."""
+works, for runs that make any number of calls. With ``pace`` an answer streams slowly, a
+chunk every ``pace`` seconds (``chunks_sent`` counts them), as a real model's tokens do."""
 
 from __future__ import annotations
 
@@ -19,10 +20,14 @@ WAIT = 60.0  # seconds a request waits for the test's answer
 
 
 class ScriptedServer:
-    def __init__(self, default: dict[str, Any] | None = None, delay: float = 0.0) -> None:
+    def __init__(
+        self, default: dict[str, Any] | None = None, delay: float = 0.0, pace: float = 0.0
+    ) -> None:
         self.requests: list[dict[str, Any]] = []
         self.default = default
         self.delay = delay
+        self.pace = pace
+        self.chunks_sent: list[int] = []  # per request answered: the chunks sent so far
         self._answers: queue.Queue[dict[str, Any]] = queue.Queue()
         outer = self
 
@@ -55,9 +60,13 @@ class ScriptedServer:
                     self.send_header("Content-Type", "text/event-stream")
                     self.end_headers()
                     text = json.dumps(answer)
+                    outer.chunks_sent.append(0)
                     for i in range(0, len(text), 8):
                         chunk = {"choices": [{"delta": {"content": text[i : i + 8]}}]}
                         self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                        self.wfile.flush()
+                        outer.chunks_sent[-1] += 1
+                        time.sleep(outer.pace)
                     self.wfile.write(b"data: [DONE]\n\n")
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client was killed mid-answer (a crash trial)

@@ -88,6 +88,26 @@ def return_freed_memory() -> None:
         trim(0)
 
 
+GRAMMAR_MAX_STRING = 1000
+"""The longest string bound llama.cpp's grammar parser takes: it refuses (and llama-cpp-python
+then crashes on) a string bounded by much more. A longer bound (a reply covering a batch of
+notifications) is left out of the grammar: ``max_tokens`` ends the string, and the bound is
+still checked when the step is read."""
+
+
+def grammar_schema(schema: Any) -> Any:
+    """``schema`` with every string bound above ``GRAMMAR_MAX_STRING`` dropped."""
+    if isinstance(schema, list):
+        return [grammar_schema(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: grammar_schema(v) for k, v in schema.items()}
+    bound = out.get("maxLength")
+    if isinstance(bound, int) and bound > GRAMMAR_MAX_STRING:
+        del out["maxLength"]
+    return out
+
+
 @lru_cache(maxsize=64)
 def schema_grammar(schema_json: str) -> LlamaGrammar:
     """A JSON schema's llama.cpp grammar, built once per schema (as llama-cpp-python's
@@ -95,6 +115,7 @@ def schema_grammar(schema_json: str) -> LlamaGrammar:
     plain JSON)."""
     from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar
 
+    schema_json = json.dumps(grammar_schema(json.loads(schema_json)), sort_keys=True)
     try:
         return LlamaGrammar.from_json_schema(schema_json, verbose=False)
     except Exception:  # what llama-cpp-python's own fallback catches

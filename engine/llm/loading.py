@@ -36,7 +36,8 @@ def load_model(
     chosen = explicit or settings.model_path
     if is_server_url(str(chosen) if chosen else None):
         url = str(chosen)
-        return OpenAICompatModel(url, model=settings.server_model, api_key=server_api_key(url))
+        # The key is read when the server asks for it, not here: this may hold the workspace.
+        return OpenAICompatModel(url, model=settings.server_model, key_for=server_api_key)
     path = resolve_model_path(explicit, settings, workspace)
     return LlamaCppModel(
         path,

@@ -1,7 +1,11 @@
 """A model behind an OpenAI-compatible server (llama.cpp's llama-server, LM Studio, vLLM,
 Ollama's /v1, ...). Only used when the user points TIC at one: ``--model http://host:port/v1``
 or the ``model_path`` setting. Structured steps use ``response_format`` with a JSON schema;
-replies stream over server-sent events."""
+replies stream over server-sent events.
+
+The server's API key is read (``key_for``) only when the server refuses a request without
+one (401 or 403), on the request's worker thread, and the request is then made again with
+it: making the model, or loading it, never waits on the keyring."""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ import json
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from typing import Any
 
 from engine.errors import ModelError
@@ -22,6 +27,7 @@ from engine.llm.base import (
     threadsafe,
 )
 from engine.llm.guard import check_allowed
+from engine.urls import masked_url
 
 
 def is_server_url(value: str | None) -> bool:
@@ -35,13 +41,27 @@ class OpenAICompatModel(LanguageModel):
         *,
         model: str = "default",
         api_key: str | None = None,
+        key_for: Callable[[str], str | None] | None = None,
         timeout: float = 120.0,
     ):
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.api_key = api_key
+        self.key_for = key_for
         self.timeout = timeout
-        self.name = f"{model} at {self.base_url}"
+        self.shown_url = masked_url(self.base_url)  # what messages and logs say: no password
+        self.name = f"{model} at {self.shown_url}"
+
+    def _read_key(self) -> bool:
+        """The server refused access: whether there is a key to try again with (read now,
+        once found; ModelError, one line, when it cannot be read now)."""
+        if self.api_key or self.key_for is None:
+            return False
+        try:
+            self.api_key = self.key_for(self.base_url)
+        except ModelError as exc:
+            raise ModelError(f"model server {self.shown_url} asks for its API key: {exc}") from None
+        return bool(self.api_key)
 
     def _request(self, body: dict[str, Any]) -> urllib.request.Request:
         headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
@@ -62,20 +82,23 @@ class OpenAICompatModel(LanguageModel):
             with urllib.request.urlopen(request, timeout=min(self.timeout, 10.0)):
                 return
         except urllib.error.HTTPError as exc:
+            exc.close()
+            if exc.code in (401, 403) and self._read_key():
+                return self._ping()
             if exc.code in (401, 403):
                 raise ModelError(
-                    f"model server {self.base_url} refused access ({exc.code}): "
+                    f"model server {self.shown_url} refused access ({exc.code}): "
                     "its API key is missing or wrong"
                 ) from None
             return  # it answers; some servers have no model listing
         except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
             reason = getattr(exc, "reason", exc)
-            raise ModelError(f"model server {self.base_url} unreachable: {reason}") from None
+            raise ModelError(f"model server {self.shown_url} unreachable: {reason}") from None
 
     async def load(self) -> None:
         """Nothing to load here: check that the server answers, so one that is down is
         reported at once rather than at the first turn."""
-        check_allowed(f"reach {self.base_url}")
+        check_allowed(f"reach {self.shown_url}")
         await asyncio.to_thread(self._ping)
 
     def _stream(self, body: dict[str, Any], emit: TokenCallback | None) -> Completion:
@@ -100,15 +123,18 @@ class OpenAICompatModel(LanguageModel):
                             if emit is not None:
                                 emit(piece)
         except urllib.error.HTTPError as exc:
-            detail = exc.read().decode("utf-8", "replace")[:200].strip()
+            with exc:
+                detail = exc.read().decode("utf-8", "replace")[:200].strip()
+            if exc.code in (401, 403) and not pieces and self._read_key():
+                return self._stream(body, emit)
             raise ModelError(
-                f"model server {self.base_url} answered {exc.code}: {detail or exc.reason}"
+                f"model server {self.shown_url} answered {exc.code}: {detail or exc.reason}"
             ) from None
         except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
             reason = getattr(exc, "reason", exc)
-            raise ModelError(f"model server {self.base_url} unreachable: {reason}") from None
+            raise ModelError(f"model server {self.shown_url} unreachable: {reason}") from None
         except ValueError as exc:
-            raise ModelError(f"model server {self.base_url} sent invalid data: {exc}") from None
+            raise ModelError(f"model server {self.shown_url} sent invalid data: {exc}") from None
         return Completion(
             text="".join(pieces),
             prompt_tokens=int(usage.get("prompt_tokens", 0)),

@@ -4,7 +4,10 @@ OpenAI-compatible URL the user gives. Each is asked for its models: ``/v1/models
 Ollama its own ``/api/tags`` (size, parameters, quantisation), for LM Studio ``/api/v0/models``
 (which of them are chat models, and which are loaded).
 
-An API key for a server lives in the keyring (``model-server:<its /v1 URL>``)."""
+An API key for a server lives in the keyring (``model-server:<its /v1 URL>``). It is read
+only when the server asks for one (it answers 401 or 403), on the worker thread that talks
+to the server: a locked keyring then costs that request its time limit, never a wait on the
+event loop, nor one for a server that needs no key."""
 
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlparse, urlunparse
 
+from engine.errors import ModelError
 from engine.modeltypes import LocalServer, ServerModel, human_bytes
 
 # The keyring (engine.accounts.secrets) is imported only when a key is read or kept: loading a
@@ -30,6 +34,9 @@ KNOWN_SERVERS: tuple[tuple[int, str], ...] = (
 GENERIC = "OpenAI-compatible server"
 PROBE_TIMEOUT = 1.5
 KeyLookup = Callable[[str], str | None]
+"""A server's API key by its URL (None: it has none); ModelError, one line, when it cannot
+be read now."""
+LOCKED_KEY = "the keyring is locked \u2014 unlock it, or TIC continues without the server's key"
 
 
 _HOST_PORT = re.compile(r"^[\w.-]+:\d+(/\S*)?$")
@@ -68,11 +75,14 @@ def secret_name(base_url: str) -> str:
 
 
 def server_api_key(base_url: str) -> str | None:
-    """The server's API key from the keyring; None when there is none (or no keyring)."""
-    from engine.accounts.secrets import SecretStoreUnavailable, get_secret
+    """The server's API key from the keyring; None when there is none (or no keyring).
+    ModelError (``LOCKED_KEY``) when the keyring does not answer within its time limit."""
+    from engine.accounts.secrets import SecretStoreLocked, SecretStoreUnavailable, get_secret
 
     try:
         return get_secret(secret_name(base_url))
+    except SecretStoreLocked:
+        raise ModelError(LOCKED_KEY) from None
     except (SecretStoreUnavailable, ValueError):
         return None
 
@@ -102,7 +112,8 @@ def _get_json(url: str, api_key: str | None, timeout: float) -> Any:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             return json.loads(response.read().decode("utf-8", "replace"))
     except urllib.error.HTTPError as exc:
-        detail = exc.read().decode("utf-8", "replace")[:200].strip()
+        with exc:
+            detail = exc.read().decode("utf-8", "replace")[:200].strip()
         raise _Refused(exc.code, detail or str(exc.reason)) from None
 
 
@@ -193,13 +204,20 @@ def _kind(base_url: str, listing: Any) -> str:
     return dict(KNOWN_SERVERS).get(port or 0, GENERIC)
 
 
-def probe(url: str, api_key: str | None = None, timeout: float = PROBE_TIMEOUT) -> LocalServer:
+def probe(
+    url: str,
+    api_key: str | None = None,
+    timeout: float = PROBE_TIMEOUT,
+    *,
+    key_for: KeyLookup | None = None,
+) -> LocalServer:
     """Ask the server at ``url`` for its chat models (blocking). A server that does not answer
-    or refuses comes back with ``error`` (one line)."""
+    or refuses comes back with ``error`` (one line). Without ``api_key``, ``key_for`` gives
+    the key when the server asks for one."""
     base = normalize_url(url)
     root = _root(base)
     try:
-        listing = _get_json(f"{base}/models", api_key, timeout)
+        listing, api_key = _listing(base, api_key, timeout, key_for)
     except _Refused as exc:
         needs_key = exc.status in (401, 403)
         error = (
@@ -208,6 +226,8 @@ def probe(url: str, api_key: str | None = None, timeout: float = PROBE_TIMEOUT) 
         if needs_key and api_key:
             error = "it refused the API key"
         return LocalServer(base, GENERIC, error=error, needs_key=needs_key)
+    except ModelError as exc:  # the key could not be read
+        return LocalServer(base, GENERIC, error=f"it asks for an API key: {exc}", needs_key=True)
     except (OSError, ValueError) as exc:
         return LocalServer(base, GENERIC, error=_reason(exc))
     kind = _kind(base, listing)
@@ -219,6 +239,21 @@ def probe(url: str, api_key: str | None = None, timeout: float = PROBE_TIMEOUT) 
         except (_Refused, OSError, ValueError):
             pass  # the OpenAI listing is enough
     return LocalServer(base, kind, models)
+
+
+def _listing(
+    base: str, api_key: str | None, timeout: float, key_for: KeyLookup | None
+) -> tuple[Any, str | None]:
+    """The server's ``/models`` listing, and the API key it took (read only if asked for)."""
+    try:
+        return _get_json(f"{base}/models", api_key, timeout), api_key
+    except _Refused as exc:
+        if exc.status not in (401, 403) or api_key or key_for is None:
+            raise
+        api_key = key_for(base)
+        if not api_key:
+            raise
+    return _get_json(f"{base}/models", api_key, timeout), api_key
 
 
 async def discover(
@@ -236,7 +271,7 @@ async def discover(
     urls = list(dict.fromkeys([*local, *wanted]))
 
     def one(url: str) -> LocalServer:
-        return probe(url, key_for(url), timeout)
+        return probe(url, timeout=timeout, key_for=key_for)
 
     found = await asyncio.gather(*(asyncio.to_thread(one, url) for url in urls))
     return [s for s in found if s.error is None or s.url in wanted or s.needs_key]

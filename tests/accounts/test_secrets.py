@@ -18,10 +18,11 @@ from keyring.backends import fail, null
 
 import engine.accounts.secrets as secrets
 from tests import keyring_memory
-from tests.keyring_memory import MemoryKeyring, use_memory_keyring
+from tests.keyring_memory import LockedKeyring, MemoryKeyring, use_memory_keyring
 
 REPO = Path(__file__).resolve().parents[2]
 memory_keyring = keyring_memory.memory_keyring
+locked_keyring = keyring_memory.locked_keyring
 
 
 def test_memory_keyring_round_trip(memory_keyring: MemoryKeyring) -> None:
@@ -42,6 +43,31 @@ def test_memory_keyring_restores_the_previous_backend() -> None:
             assert keyring.get_keyring() is inner
         assert keyring.get_keyring() is outer
     assert keyring.core._keyring_backend is before
+
+
+def test_a_locked_keyring_is_given_up_after_its_time_limit(locked_keyring: LockedKeyring) -> None:
+    with pytest.raises(secrets.SecretStoreLocked) as got:
+        secrets.get_secret("imap:alice@example.org")
+    assert str(got.value) == (
+        "the keyring is locked \u2014 unlock it (it did not answer within 0.05 s)"
+    )
+    assert locked_keyring.asked.is_set()  # it was asked, and is still waiting
+    with pytest.raises(secrets.SecretStoreLocked):
+        secrets.set_secret("imap:alice@example.org", "pw", timeout=0.01)
+    with pytest.raises(secrets.SecretStoreLocked):
+        secrets.delete_secret("imap:alice@example.org", timeout=0.01)
+    assert isinstance(got.value, secrets.SecretStoreUnavailable)  # callers' handling holds
+
+
+def test_an_answer_in_time_is_returned_and_an_error_raised(memory_keyring: MemoryKeyring) -> None:
+    secrets.set_secret("imap:alice@example.org", "pw", timeout=5)
+    assert secrets.get_secret("imap:alice@example.org", timeout=5) == "pw"
+
+    def broken() -> str:
+        raise keyring.errors.KeyringLocked("dismissed")
+
+    with pytest.raises(keyring.errors.KeyringLocked, match="dismissed"):
+        secrets.within(5, broken)
 
 
 @pytest.mark.parametrize("plaintext", [fail.Keyring, null.Keyring])

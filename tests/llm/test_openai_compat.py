@@ -13,9 +13,14 @@ import pytest
 from engine.errors import ModelError
 from engine.llm.loading import load_model
 from engine.llm.openai_compat import OpenAICompatModel
+from engine.llm.servers import secret_name
 from engine.settings import Settings
+from tests import keyring_memory
+from tests.keyring_memory import LockedKeyring, MemoryKeyring
 
 pytestmark = pytest.mark.real_model  # real requests (to a local fake), not a real GGUF
+memory_keyring = keyring_memory.memory_keyring
+locked_keyring = keyring_memory.locked_keyring
 
 
 class FakeServer:
@@ -23,6 +28,7 @@ class FakeServer:
         self.requests: list[dict[str, Any]] = []
         self.pieces = ['{"action": "reply", ', '"text": "Hello ', 'Mario"}']
         self.status = 200
+        self.key: str | None = None  # when set, a request without it is refused (401)
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -38,8 +44,9 @@ class FakeServer:
                         "body": json.loads(self.rfile.read(length)),
                     }
                 )
-                if outer.status != 200:
-                    self.send_response(outer.status)
+                refused = outer.key and self.headers.get("Authorization") != f"Bearer {outer.key}"
+                if refused or outer.status != 200:
+                    self.send_response(401 if refused else outer.status)
                     self.end_headers()
                     self.wfile.write(b"model not loaded")
                     return
@@ -123,3 +130,60 @@ async def test_a_chat_turn_runs_on_a_model_server(server: FakeServer, workspace)
     last = server.requests[0]["body"]["messages"][-1]
     assert last["role"] == "user"
     assert last["content"].startswith("Say hello to Mario\n\nCurrent time: ")
+
+
+class CountingKeyring(MemoryKeyring):
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads = 0
+
+    def get_password(self, service: str, username: str) -> str | None:
+        self.reads += 1
+        return super().get_password(service, username)
+
+
+async def test_the_key_is_read_only_when_the_server_asks_for_it(server: FakeServer, workspace):
+    server.key = "sk-local"
+    with keyring_memory.use_memory_keyring():
+        counting = CountingKeyring()
+        counting.secrets[("tic-desktop", secret_name(server.url))] = "sk-local"
+        import keyring
+
+        keyring.set_keyring(counting)  # use_memory_keyring puts the previous one back
+        model = load_model(workspace, Settings(model_path=server.url), None)
+        await model.load()
+        assert counting.reads == 0  # making and loading the model never asks the keyring
+
+        first = await model.complete([{"role": "user", "content": "hi"}])
+        again = await model.complete([{"role": "user", "content": "hi"}])
+
+    assert first.text == again.text == '{"action": "reply", "text": "Hello Mario"}'
+    assert [r["auth"] for r in server.requests] == [None, "Bearer sk-local", "Bearer sk-local"]
+    assert counting.reads == 1
+
+
+async def test_a_locked_keyring_costs_a_request_its_time_limit_and_says_so(
+    server: FakeServer, workspace, locked_keyring: LockedKeyring
+):
+    server.key = "sk-local"
+    model = load_model(workspace, Settings(model_path=server.url), None)
+    await model.load()
+    assert not locked_keyring.asked.is_set()
+
+    with pytest.raises(ModelError) as got:
+        await model.complete([{"role": "user", "content": "hi"}])
+
+    assert str(got.value) == (
+        f"model server {server.url} asks for its API key: the keyring is locked \u2014 "
+        "unlock it, or TIC continues without the server's key"
+    )
+    assert locked_keyring.asked.is_set() and len(server.requests) == 1
+
+
+async def test_a_server_that_needs_no_key_never_makes_the_keyring_ask(
+    server: FakeServer, workspace, locked_keyring: LockedKeyring
+):
+    model = load_model(workspace, Settings(model_path=server.url), None)
+    await model.load()
+    await model.complete([{"role": "user", "content": "hi"}])
+    assert not locked_keyring.asked.is_set()

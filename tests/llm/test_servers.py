@@ -13,6 +13,7 @@ from tests import keyring_memory
 from tests.llm.fake_servers import FakeModelServer
 
 memory_keyring = keyring_memory.memory_keyring
+locked_keyring = keyring_memory.locked_keyring
 
 
 def closed_port() -> int:
@@ -64,6 +65,32 @@ def test_a_server_that_wants_a_key_says_so_and_the_key_lives_in_the_keyring(memo
         assert probe(server.url, server_api_key(server.url + "/")).error is None
         set_server_api_key(server.url, None)
         assert server_api_key(server.url) is None
+
+
+def test_the_key_is_read_only_when_the_server_asks_for_one(memory_keyring):
+    asked: list[str] = []
+
+    def key_for(url: str) -> str | None:
+        asked.append(url)
+        return server_api_key(url)
+
+    with FakeModelServer("ollama") as open_server:
+        assert probe(open_server.url, key_for=key_for).error is None
+    assert asked == []
+    with FakeModelServer("lmstudio", api_key="sk-local") as server:
+        set_server_api_key(server.url, "sk-local")
+        assert probe(server.url, key_for=key_for).error is None
+    assert asked == [server.url]
+
+
+def test_a_locked_keyring_is_said_in_one_line(locked_keyring):
+    with FakeModelServer("lmstudio", api_key="sk-local") as server:
+        found = probe(server.url, key_for=server_api_key)
+    assert found.error == (
+        "it asks for an API key: the keyring is locked \u2014 unlock it, or TIC continues "
+        "without the server's key"
+    )
+    assert found.needs_key and locked_keyring.asked.is_set()
 
 
 async def test_discovery_finds_the_running_servers_and_reports_the_given_url_that_is_down():

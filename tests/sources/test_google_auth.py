@@ -120,6 +120,20 @@ async def test_sign_in_times_out_when_the_browser_never_comes_back(
     assert google.keyring.secrets == {}
 
 
+async def test_a_token_endpoint_that_stops_answering_fails_the_sign_in_in_time(
+    google: FakeGoogle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("engine.sources.google.auth.TOKEN_TIMEOUT", 0.1)
+    google.stall("/token", 3.0)  # far past the time limit
+    browser = FakeBrowser()
+
+    with pytest.raises(TransientError, match="could not reach Google"):
+        await sign_in(google.client_secret_file(tmp_path / "client.json"), browser)
+    browser.join()
+
+    assert len(google.calls("/token")) == 1 and google.keyring.secrets == {}
+
+
 async def test_sign_in_reports_an_unusable_client_file(google: FakeGoogle, tmp_path: Path) -> None:
     (tmp_path / "web.json").write_text(json.dumps({"something": {}}))
 

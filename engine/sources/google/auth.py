@@ -46,6 +46,7 @@ SCOPES: tuple[str, ...] = (
 )
 SUCCESS_PAGE = "TIC is signed in to your Google account. You can close this tab."
 
+TOKEN_TIMEOUT = 30.0  # seconds for the sign-in's token exchange (requests has no default)
 _TRANSIENT_STATUS = {408, 429, 500, 502, 503, 504}
 _RATE_LIMIT_REASONS = {"rateLimitExceeded", "userRateLimitExceeded", "quotaExceeded"}
 _SCOPE_REASONS = {"insufficientPermissions", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"}
@@ -100,6 +101,13 @@ class _BrowserFlow(InstalledAppFlow):
         url, state = super().authorization_url(**kwargs)
         self.opener(url)
         return url, state
+
+    def fetch_token(self, **kwargs: Any) -> dict[str, Any]:
+        """The code for tokens, within ``TOKEN_TIMEOUT``: the flow passes no timeout, and a
+        request without one can wait for ever on a server that stops answering."""
+        kwargs.setdefault("timeout", TOKEN_TIMEOUT)
+        token: dict[str, Any] = super().fetch_token(**kwargs)
+        return token
 
 
 def _load_flow(path: Path, scopes: tuple[str, ...]) -> _BrowserFlow:
