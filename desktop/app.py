@@ -11,6 +11,7 @@ import sys
 import traceback
 from collections.abc import Coroutine
 from datetime import datetime, time
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,14 @@ from engine.workspace import Workspace
 
 log = logging.getLogger("desktop")
 ACCOUNT_CHECK_MS = 30_000  # how often the tray looks for accounts that need signing in again
+SCREENSHOTS = "screenshots"  # the workspace's folder for the channel's screenshots
+
+
+class Window(StrEnum):
+    """The app's windows a screenshot may be asked of, by name (the channel takes no paths)."""
+
+    CHAT = "chat"
+    SETTINGS = "settings"
 
 
 def _hhmm(value: str | None) -> time | None:
@@ -430,17 +439,35 @@ class DesktopApp(QtCore.QObject):
         return self.status()
 
     async def _on_screenshot(self, request: dict[str, Any]) -> dict[str, Any]:
-        """The chat window (or with ``"window": "settings"`` the open Settings dialog) as a
-        PNG in the workspace's ``screenshots/`` (a client names no path: the channel takes
-        none), answered with where it is."""
-        widget: QtWidgets.QWidget = self.chat
-        if request.get("window") == "settings":
-            widget = self._settings_dialog
-        folder = self.workspace.root / "screenshots"
+        """A window, by name (``"window"``: one of ``Window``, the chat by default), as a PNG
+        in the workspace's ``screenshots/``, answered with where it is. The client names no
+        path: TIC composes the file's name, and writes only in that folder."""
+        name = request.get("window", Window.CHAT.value)
+        if not isinstance(name, str) or name not in {w.value for w in Window}:
+            known = ", ".join(w.value for w in Window)
+            said = repr(name)[:60]
+            return {"ok": False, "error": f"no window called {said} (there are: {known})"}
+        window = Window(name)
+        widget = self._window(window)
+        if widget is None:
+            return {"ok": False, "error": f"the {window.value} window is not open"}
+        folder = self.workspace.root / SCREENSHOTS
         folder.mkdir(mode=0o700, exist_ok=True)
+        if folder.is_symlink() or folder.resolve().parent != self.workspace.root.resolve():
+            return {"ok": False, "error": f"{folder} is not a folder of the workspace"}
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S-%f")
-        path = folder / f"{request.get('window') or 'chat'}-{stamp}.png"
+        path = folder / f"{window.value}-{stamp}.png"
         return {"ok": bool(widget.grab().save(str(path))), "path": str(path)}
+
+    def _window(self, window: Window) -> QtWidgets.QWidget | None:
+        """The open window of that name (None when it is not open)."""
+        if window is Window.CHAT:
+            return self.chat
+        dialog: QtWidgets.QWidget | None = getattr(self, "_settings_dialog", None)
+        try:
+            return dialog if dialog is not None and dialog.isVisible() else None
+        except RuntimeError:  # closed: it deleted itself
+            return None
 
     async def _on_settings(self, request: dict[str, Any]) -> dict[str, Any]:
         """Open Settings (on its Model tab with ``"page": "model"``)."""

@@ -61,8 +61,11 @@ class ChatConsole:
         err: TextIO,
         editor: LineEditor | None = None,
         input_fn: Callable[[str], str] = input,
+        *,
+        stream: bool = True,
     ):
         self.out = out
+        self.stream = stream  # False: a reply is printed whole once stored, never its tokens
         self.err = err
         self.editor = editor
         self.prompt = PROMPT if editor is not None else ""
@@ -175,6 +178,8 @@ class ChatConsole:
 
     def _token(self, text: str) -> None:
         """Stream while the user waits for a reply; at the prompt, keep it for the end."""
+        if not self.stream:
+            return
         self._streamed.append(text)
         if self._at_prompt:
             return

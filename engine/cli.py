@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine import logsetup
-from engine.errors import InputError, StoreError, TicError
+from engine.errors import InputError, StoreError, TicError, WorkspaceReadOnly
 from engine.models_cli import add_model_commands, run_model_command
 from engine.workspace import Workspace, default_home
 
@@ -195,15 +195,16 @@ def main(
         sys.stderr.close()
         return 0
     except Exception as exc:
-        store_error = _store_error(exc)
-        if store_error is not None:  # a store error the engine let by
-            return _failed(args.command, store_error, 1)
+        home = Workspace(args.home or default_home())
+        known = _store_error(exc, home) or _disk_error(exc, home)
+        if known is not None:  # a store or disk fault the engine let by
+            return _failed(args.command, known, 1)
         return _crashed(exc, args.verbose)
     finally:
         logsetup.teardown_logging()
 
 
-def _store_error(exc: Exception) -> StoreError | None:
+def _store_error(exc: Exception, workspace: Workspace) -> StoreError | None:
     """The one line for a database error; peewee and sqlite3 are loaded only on this path."""
     import sqlite3
 
@@ -212,8 +213,39 @@ def _store_error(exc: Exception) -> StoreError | None:
     from engine.store.db import describe_store_error
 
     if isinstance(exc, pw.DatabaseError | sqlite3.DatabaseError):
-        return StoreError(describe_store_error(exc))
+        return StoreError(describe_store_error(exc, workspace.db_path))
     return None
+
+
+def _disk_error(exc: Exception, workspace: Workspace) -> TicError | None:
+    """The one line for a file TIC could not write: a full disk, a read-only workspace."""
+    import errno
+
+    from engine.disk import full_disk, is_full_error
+
+    if not isinstance(exc, OSError):
+        return None
+    what = f"cannot write {exc.filename}" if exc.filename else "cannot write"
+    if is_full_error(exc):
+        return TicError(f"{what}: {full_disk(workspace.root)}; free some space, then try again")
+    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM) and not workspace.writable:
+        return _read_only(workspace, f"{what} ({exc.strerror})")
+    return None
+
+
+def _read_only(workspace: Workspace, why: str) -> WorkspaceReadOnly:
+    return WorkspaceReadOnly(f"the workspace {workspace.root} is read-only: {why}")
+
+
+def _only_reads(args: argparse.Namespace) -> bool:
+    """Whether the command writes nothing in the workspace, so it works on a read-only one
+    (``model token`` and ``model key`` write the keyring only)."""
+    if args.command in ("history", "triage", "eval"):
+        return True
+    if args.command == "rules":
+        return args.confirm is None and args.accept is None
+    keeps_to_itself = ("list", "servers", "token", "key")
+    return args.command == "model" and args.model_command in keeps_to_itself
 
 
 def _failed(command: str | None, exc: TicError, code: int) -> int:
@@ -245,8 +277,12 @@ async def dispatch(args: argparse.Namespace) -> int:
     if command == "eval":
         return await cmd_eval(args)
     workspace = Workspace.open(args.home)
-    logsetup.setup_logging(workspace)
-    log.info("tic %s (workspace %s)", command, workspace.root)
+    if not workspace.writable:  # only reading works here, and no log is kept
+        if not _only_reads(args):
+            raise _read_only(workspace, f"{_role(command)} writes to it (make it writable)")
+    else:
+        logsetup.setup_logging(workspace)
+        log.info("tic %s (workspace %s)", command, workspace.root)
     if command == "ingest":
         return await cmd_ingest(workspace, args.file)
     if command == "history":
@@ -271,7 +307,7 @@ def load_model(workspace: Workspace, settings: Settings, model_path: str | None)
 
 def _log_if_kept(workspace: Workspace, command: str) -> None:
     """triage and eval create no workspace, but log into one that already exists."""
-    if workspace.logs_dir.is_dir():
+    if workspace.logs_dir.is_dir() and workspace.writable:
         logsetup.setup_logging(workspace)
         log.info("tic %s (workspace %s)", command, workspace.root)
 
@@ -344,7 +380,7 @@ async def cmd_tick(workspace: Workspace, model_path: str | None) -> int:
         return handover_tick(where)
     with where:
         engine = Engine.open(workspace, model_path)
-        engine.bus.subscribe(ChatConsole(sys.stdout, sys.stderr).on_event)
+        _print_replies(engine, ChatConsole(sys.stdout, sys.stderr, stream=False))
         try:
             await engine.start(schedule=False)
             # another tick or ingest meanwhile is handed here; a chat or the app waits
@@ -363,6 +399,25 @@ async def cmd_tick(workspace: Workspace, model_path: str | None) -> int:
         )
     )
     return 1 if result.error else 0
+
+
+def _print_replies(engine: Engine, console: ChatConsole) -> None:
+    """A tick prints each reply once it is stored, then takes its unprinted mark off; what a
+    killed tick stored but never printed is printed first. So a kill loses no reply, and
+    reprints at most the one it landed between printing and unmarking."""
+    from engine.bus import ReplyFinished
+
+    engine.print_replies_here()
+    for reply in engine.unprinted_replies():
+        console.on_event(reply)
+        engine.printed(reply.message_id)
+
+    def show(event: object) -> None:
+        console.on_event(event)
+        if isinstance(event, ReplyFinished):
+            engine.printed(event.message_id)
+
+    engine.bus.subscribe(show)
 
 
 async def cmd_chat(workspace: Workspace, model_path: str | None) -> int:
@@ -429,8 +484,9 @@ async def _chat_loop(engine: Engine, console: ChatConsole) -> None:
 async def cmd_history(workspace: Workspace, *, as_json: bool, limit: int) -> int:
     from engine.engine import Engine
 
-    # Reading is safe beside the workspace's holder (WAL); with none, hold it meanwhile.
-    lock = Engine.lock_workspace(workspace, _role("history"))
+    # Reading is safe beside the workspace's holder (WAL); with none, hold it meanwhile
+    # (a read-only workspace takes no lock file, and no process can write it anyway).
+    lock = Engine.lock_workspace(workspace, _role("history")) if workspace.writable else None
     try:
         engine = Engine.without_model(workspace)
         try:
@@ -474,17 +530,21 @@ async def cmd_history(workspace: Workspace, *, as_json: bool, limit: int) -> int
 async def cmd_rules(workspace: Workspace, args: argparse.Namespace) -> int:
     from engine.engine import Engine
     from engine.triage.decider import RULES_FILE
+    from engine.triage.rules.explain import FileNote, unreadable_notes
+    from engine.triage.rules.textfile import decode_rules
 
     text: str | None = None
+    unreadable: list[FileNote] = []
     if args.rules is not None:
         try:
-            text = args.rules.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            found = decode_rules(args.rules.read_bytes())
+        except OSError as exc:
             raise InputError(f"{args.rules}: cannot read ({exc})") from None
+        text, unreadable = found.text, unreadable_notes(found.unreadable)
     engine = Engine.open(workspace, args.model, stand_in=True)
     try:
         lines = engine.rules_report(text)
-        notes = engine.rules_notes(text)
+        notes = engine.rules_notes(text) + unreadable
         holds = {h.text: h for h in await engine.rule_holds(text)}
         suggestions = engine.rule_suggestions(text)
         if args.accept is not None:
@@ -556,10 +616,11 @@ async def cmd_triage(args: argparse.Namespace) -> int:
     from engine.llm.holder import ModelHolder
     from engine.settings import Settings
     from engine.triage.decider import TriageDecider, Undecided
+    from engine.triage.rules.textfile import decode_rules
 
-    try:
-        rules_text = args.rules.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    try:  # a line that is not UTF-8 is skipped (and logged), as in the workspace's file
+        rules_text = decode_rules(args.rules.read_bytes()).text
+    except OSError as exc:
         raise InputError(f"{args.rules}: cannot read ({exc})") from None
     events = read_events(args.events)
     now = utcnow()

@@ -71,6 +71,7 @@ from engine.llm.unavailable import UnavailableModel
 from engine.model_service import ModelService
 from engine.settings import Settings
 from engine.sources.sync import SourceRunner
+from engine.store import chat as chat_store
 from engine.store.backup import daily_backup
 from engine.store.db import close_database, open_database, rescue_deleted_wal
 from engine.store.inbox import ingest, recover_events
@@ -87,6 +88,7 @@ from engine.triage.rules.explain import (
     explain,
     explain_rule,
     file_notes,
+    unreadable_notes,
 )
 from engine.triage.rules.suggest import RuleSuggestion, suggest
 from engine.triage.runner import TicRunner
@@ -244,6 +246,25 @@ class Engine:
         """The last ``limit`` chat messages as plain rows, oldest first, with tool calls."""
         return history_rows(limit)
 
+    def print_replies_here(self) -> None:
+        """This front end prints the replies itself, as they are stored (``tic-desktop
+        tick``): each notification reply is stored marked unprinted, in the same transaction
+        that marks its notifications delivered, until ``printed`` takes the mark off. A kill
+        between the two reprints that one reply, and loses none."""
+        self.hub.delivery.marks[chat_store.UNPRINTED] = True
+
+    def unprinted_replies(self) -> list[ReplyFinished]:
+        """The replies a killed tick stored but never printed, oldest first, as the bus
+        announces a reply."""
+        return [
+            ReplyFinished(m.session_id, m.id, m.content, str((m.meta or {}).get("kind", "")))
+            for m in chat_store.unprinted_replies()
+        ]
+
+    def printed(self, message_id: int) -> None:
+        """The reply has been printed: its unprinted mark goes."""
+        chat_store.mark_printed(message_id)
+
     # TIC ------------------------------------------------------------------------------------
 
     async def check_now(self, *, timeout: float | None = None) -> CheckResult:
@@ -270,13 +291,20 @@ class Engine:
 
     def rules_notes(self, text: str | None = None) -> list[FileNote]:
         """The lines of the rules file (or of ``text``) that are no rule: definitions ("my
-        assistant means …") and sentences read as talk, with what TIC made of them."""
-        return file_notes(self.decider.read_rules() if text is None else text)
+        assistant means …") and sentences read as talk, with what TIC made of them; and the
+        file's lines that are not valid UTF-8, skipped."""
+        if text is not None:
+            return file_notes(text)
+        found = self.decider.read_rules_file()
+        return sorted(
+            file_notes(found.text) + unreadable_notes(found.unreadable),
+            key=lambda n: n.line_number,
+        )
 
     def rules_text(self) -> str:
-        """The rules file's text ("" when there is none). Raises RulesFileError when it
-        exists but cannot be read."""
-        return self.decider.read_rules()
+        """The rules file's text ("" when there is none), for editing. Raises RulesFileError
+        when it exists but cannot be read, or a line of it is not valid UTF-8."""
+        return self.decider.read_rules(strict=True)
 
     def save_rules(self, text: str, *, replacing: str | None = None) -> bool:
         """Write the rules file atomically (a reader sees the old text or the new, never

@@ -23,3 +23,17 @@ class ToolError(TicError):
 
 class StoreError(TicError):
     """The database could not be opened or migrated."""
+
+
+class StoreDamaged(StoreError):
+    """A table of the store cannot be read although SQLite's integrity check passed: its rows
+    hold what that check does not look at (text that is not UTF-8, JSON that does not parse).
+    Trying again cannot help; restoring a backup can."""
+
+    def __init__(self, message: str, table: str):
+        super().__init__(message)
+        self.table = table
+
+
+class WorkspaceReadOnly(TicError):
+    """The workspace cannot be written (a read-only mount or folder) and the command writes."""

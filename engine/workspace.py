@@ -32,11 +32,21 @@ class Workspace:
 
     @classmethod
     def open(cls, root: Path | None = None) -> Workspace:
-        """Open (and on first use create) the workspace at ``root`` or the default home."""
+        """Open (and on first use create) the workspace at ``root`` or the default home. A
+        workspace TIC may not write (``writable``) is opened as it is: nothing is created or
+        changed in it, and only what reads can use it."""
         ws = cls(Path(root) if root is not None else default_home())
+        if ws.root.is_dir() and not ws.writable:
+            return ws
         ws.ensure()
         ws.make_owner_only()
         return ws
+
+    @property
+    def writable(self) -> bool:
+        """Whether TIC may write in the workspace (not on a read-only mount, nor in a folder
+        whose permissions forbid it)."""
+        return os.access(self.root, os.W_OK)
 
     @property
     def data_dir(self) -> Path:

@@ -209,6 +209,32 @@ def test_rules_json_gives_the_same_as_objects(tmp_path):
     )
 
 
+NOT_UTF8_RULES = (  # line 6 holds one Latin-1 byte
+    b"# Notification preferences\n\n## Always notify\n"
+    b"- Emails from Tomas Herrera (tomas@herrera.example)\n"
+    b"## Never notify\n- caf\xe9 invitations\n- Newsletters and promotions\n"
+)
+
+
+def test_rules_flags_a_line_that_is_not_utf8_and_reads_the_rest(tmp_path):
+    home = tmp_path / "home"
+    (home / "data").mkdir(parents=True)
+    (home / "data" / "notifications.md").write_bytes(NOT_UTF8_RULES)
+    given = tmp_path / "mine.md"
+    given.write_bytes(NOT_UTF8_RULES)
+
+    for out in (run_tic("rules", home=home), run_tic("rules", "--rules", str(given), home=home)):
+        assert out.returncode == 0, out.stderr
+        lines = out.stdout.splitlines()
+        assert lines[0].endswith(": 2 rule(s), all understood")
+        at = lines.index("line 6: caf\\xe9 invitations")
+        assert lines[at + 1] == (
+            "    not valid UTF-8: skipped, the rest of the file applies (re-save the file as UTF-8)"
+        )
+        assert "line 7: Newsletters and promotions" in lines
+        assert "line 4: Emails from Tomas Herrera (tomas@herrera.example)" in lines
+
+
 def test_rules_with_no_file_or_an_unreadable_one(tmp_path):
     out = run_tic("rules", home=tmp_path / "home")
     assert out.returncode == 0

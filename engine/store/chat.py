@@ -188,3 +188,21 @@ def record_attempt(notification_id: int, error: str, next_attempt_at: datetime) 
 
 def notifications_of_reply(reply_id: int) -> list[Notification]:
     return list(Notification.select().where(Notification.reply_message_id == reply_id))
+
+
+# replies a terminal has yet to print -----------------------------------------------------------
+
+UNPRINTED = "unprinted"
+"""The mark a ``tic-desktop tick`` puts in the meta of each reply it delivers, in the reply's
+own transaction, and takes off once it has printed the reply."""
+
+
+def unprinted_replies() -> list[ChatMessage]:
+    """Replies a tick delivered but was killed before printing, oldest first."""
+    marked = pw.fn.json_extract(ChatMessage.meta, f"$.{UNPRINTED}") == 1
+    return list(ChatMessage.select().where(marked).order_by(ChatMessage.id))
+
+
+def mark_printed(message_id: int) -> None:
+    meta = pw.fn.json_remove(ChatMessage.meta, f"$.{UNPRINTED}")
+    ChatMessage.update({ChatMessage.meta: meta}).where(ChatMessage.id == message_id).execute()

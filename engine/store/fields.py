@@ -57,7 +57,12 @@ class UtcDateTimeField(_Text[_V]):
         return utc.isoformat(timespec="microseconds")
 
     def python_value(self, value: str | None) -> datetime | None:
-        return None if value is None else datetime.fromisoformat(value)
+        if value is None:
+            return None
+        try:
+            return datetime.fromisoformat(value)
+        except (TypeError, ValueError) as exc:
+            raise _damaged(self, value, exc) from None
 
 
 class JsonField(_Text[dict[str, Any]]):
@@ -67,7 +72,12 @@ class JsonField(_Text[dict[str, Any]]):
         return None if value is None else json.dumps(value, ensure_ascii=False)
 
     def python_value(self, value: str | None) -> dict[str, Any] | None:
-        return None if value is None else cast("dict[str, Any]", json.loads(value))
+        if value is None:
+            return None
+        try:
+            return cast("dict[str, Any]", json.loads(value))
+        except (TypeError, ValueError) as exc:
+            raise _damaged(self, value, exc) from None
 
 
 class EnumField(_Text[_E]):
@@ -88,4 +98,16 @@ class EnumField(_Text[_E]):
         return None if value is None else self.enum(value).value
 
     def python_value(self, value: str | None) -> _E | None:
-        return None if value is None else self.enum(value)
+        if value is None:
+            return None
+        try:
+            return self.enum(value)
+        except ValueError as exc:
+            raise _damaged(self, value, exc) from None
+
+
+def _damaged(field: pw.Field, value: object, exc: Exception) -> Exception:
+    """A stored value this column cannot read: the store is damaged (``engine.store.damage``)."""
+    from engine.store.damage import value_damage
+
+    return value_damage(field, value, exc)

@@ -1,6 +1,7 @@
 """The channel is bounded: a request over the size limit gets an error answer (and the
 command line says so and fails), idle connections are closed, a flood of idle connections
-cannot stop the app answering, and garbage gets an error line, never a crash."""
+cannot stop the app answering, and garbage gets an error line, never a crash (nor a flood of
+log lines)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 
 import engine.ipc.client as ipc
-from engine import cli
+from engine import cli, logsetup
 from engine.ipc.lock import WorkspaceLock
 from engine.ipc.server import IpcServer
 from engine.store.db import close_database, open_database
@@ -197,3 +198,24 @@ async def test_an_app_flooded_with_idle_connections_keeps_answering(engine):
         await flood.wait()
         await engine.stop_serving()
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+@pytest.mark.allow_log_warnings
+async def test_a_flood_of_bad_requests_writes_a_few_log_lines_not_one_each(workspace):
+    """1 100 connections, each with garbage: each gets its error line, and the log holds
+    ten of the warning and one line counting the rest, not 1 100 warnings."""
+    path = logsetup.setup_logging(workspace)
+    server = IpcServer(workspace, {"ping": ping})
+    await server.start()
+    try:
+        answers = await asyncio.to_thread(
+            lambda: [raw_request(str(server.path), b"not json\n") for _ in range(1100)]
+        )
+    finally:
+        await server.stop()
+        logsetup.teardown_logging()
+    assert all(json.loads(a)["ok"] is False for a in answers) and len(answers) == 1100
+    warnings = [line for line in path.read_text().splitlines() if " WARNING " in line]
+    assert len(warnings) == 11, warnings[:3]
+    assert "IPC request failed: Expecting value" in warnings[0]
+    assert warnings[-1].endswith("(1090 more like this)")

@@ -13,7 +13,7 @@ from pathlib import Path
 import peewee as pw
 import pytest
 
-from engine import cli
+from engine import cli, disk
 from engine.errors import StoreError
 from engine.store import db as store_db
 from engine.store.backup import backups_dir, daily_backup
@@ -139,9 +139,15 @@ def test_the_command_line_says_the_disk_is_full_in_one_line(
     events = write_jsonl(tmp_path / "e.jsonl", [event_dict(text="x" * 5000) for _ in range(50)])
     assert cli.main(["--home", str(workspace.root), "ingest", str(events)]) == 1
     err = capsys.readouterr().err
-    assert err.splitlines() == [
-        "tic-desktop: error: the store cannot be written: database or disk is full "
-        "(free some disk space, then try again)"
+    assert err.splitlines() == [  # SQLite says full, yet this disk has room: its words stay
+        f"tic-desktop: error: the store {workspace.db_path} cannot be written: database or "
+        "disk is full (free some disk space, then try again)"
+    ]
+    monkeypatch.setattr(disk, "disk_usage", lambda _path: disk.Usage(10**9, 10**9, 32 * 1024))
+    assert cli.main(["--home", str(workspace.root), "ingest", str(events)]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"tic-desktop: error: the store {workspace.db_path} cannot be written: the disk is "
+        "full (32 KB free); free some space, then try again"
     ]
 
 
