@@ -372,7 +372,15 @@ class ModelService:
         return current.model_copy(update={"model_path": str(path.resolve())})
 
     async def use(self, choice: str, server_model: str | None = None) -> SettingsApplied:
-        """Use ``choice`` from now on: saved in the settings, swapped in live, loaded."""
+        """Use ``choice`` from now on: saved in the settings, swapped in live, loaded. A
+        server's address with a password in it is refused: settings are plain text, and
+        the key has its place in the keyring."""
+        if looks_like_server(choice) and masked_url(choice) != choice:
+            raise ModelError(
+                f"{masked_url(choice)}: a server's address is saved in plain text, so it can't "
+                "hold a password; use the address without it and give the key with API key… "
+                "in Settings → Model (or tic-desktop model key URL)"
+            )
         if looks_like_server(choice) and server_model is None:
             server_model = await self.pick_server_model(choice)
         applied = await self._engine.apply_settings(self.settings_for(choice, server_model))

@@ -90,3 +90,18 @@ async def test_a_failing_model_server_leaves_no_password_in_the_log_or_the_store
     text = log.read_text()
     assert SECRET.encode() not in stored
     assert SECRET not in text and "alice:***@127.0.0.1" in text
+
+
+async def test_a_server_address_with_a_password_is_not_saved(workspace):
+    """Settings are plain text: the address is refused with where the key goes instead."""
+    engine = Engine.without_model(workspace)
+    try:
+        with pytest.raises(ModelError) as caught:
+            await engine.models.use(f"http://alice:{SECRET}@127.0.0.1:9/v1")
+    finally:
+        await engine.stop()
+    assert SECRET not in str(caught.value)
+    assert "API key" in str(caught.value)
+    assert SECRET not in (
+        workspace.settings_file.read_text() if workspace.settings_file.exists() else ""
+    )
