@@ -252,3 +252,15 @@ def test_the_links_of_an_html_part_are_kept_as_their_hosts() -> None:
     )
     assert part_links(markup.encode(), HTML) == ["bit.ly", "cdn.mailer-host.example.net"]
     assert part_links(markup.encode(), PLAIN) == []
+
+
+def test_a_plain_part_that_is_html_after_all_is_read_as_html() -> None:
+    body = (
+        'Download it now:\n<a href="http://freehost.example/gen.html">\n'
+        'http://freehost.example/gen.html </a>\nor <a href="http://freehost.example/x">here</a>'
+    )
+    text = part_text(body.encode(), PLAIN)
+    assert "<a" not in text and "</a>" not in text
+    assert "http://freehost.example/gen.html" in text
+    kept = "Use <b> for bold in the template, and compare a < b."
+    assert part_text(kept.encode(), PLAIN) == kept  # one tag in prose stays as written

@@ -511,3 +511,21 @@ def test_two_chats_of_the_same_name_are_two_chats_and_a_re_export_is_the_same(
     now = datetime(2024, 3, 14, 9, 0).astimezone()
     silenced = would_silence([rule], [*first, *other, *again], now)
     assert {e.id for e in silenced} == {e.id for e in [*first, *again]}
+
+
+def test_a_view_once_photo_is_a_message_not_a_gap() -> None:
+    """An export writes view-once media as an empty message (iOS) or "null" (Android):
+    someone sent something, so the message is kept."""
+    text = (
+        "1/29/18, 23:59 - Bob: can you post a self-deleting photo?\n"
+        "1/29/18, 23:59 - Carol:\n"
+        "1/30/18, 00:01 - Carol: null\n"
+        "1/30/18, 00:02 - Bob: got it\n"
+    )
+    chat = parse_chat(text, chat_name="Friends")
+    assert [(m.sender, m.text) for m in chat.messages] == [
+        ("Bob", "can you post a self-deleting photo?"),
+        ("Carol", "[view-once media]"),
+        ("Carol", "[view-once media]"),
+        ("Bob", "got it"),
+    ]

@@ -43,6 +43,20 @@ _INVISIBLE = re.compile("[\u00ad\u034f\u200b-\u200f\u2060-\u2064\ufeff]")
 _HTML_START = re.compile(
     r"\s*<(?:!doctype\s+html|html|head|body|div|p|table|span|font|center|br)\b", re.IGNORECASE
 )
+_HTML_INSIDE = re.compile(r"<(?:html|body)\b[^>]*>", re.IGNORECASE)
+_HTML_LINK = re.compile(r"<a\s+href=[^<>]{1,2000}>[^<>]{0,2000}</a>", re.IGNORECASE)
+_HTML_TAG = re.compile(r"</?(?:a|br|p|div|font|img|td|tr|table|span|b|i|u)\b[^<>]{0,300}>", re.I)
+
+
+def _looks_like_html(text: str) -> bool:
+    """A "plain" part that is HTML after all (mail programs and spammers send both): it
+    opens with markup, holds a document's <html> or <body> or a whole <a href>…</a> link,
+    or three tags or more."""
+    if _HTML_START.match(text) or _HTML_INSIDE.search(text) or _HTML_LINK.search(text):
+        return True
+    return len(_HTML_TAG.findall(text[:20_000])) >= 3
+
+
 _HTML_SPACE = re.compile(r"[ \t\n\r\f]+")  # not U+00A0: &nbsp; does not collapse
 _PARTIAL_ENTITY = re.compile(r"&#?\w{0,12}$")
 _RFC2231_PIECE = re.compile(r"(?P<name>[^*]+)\*(?:(?P<num>\d+)\*?|)$")
@@ -222,7 +236,7 @@ def part_text(raw: bytes, part: MimePart, *, partial: bool = False, limit: int =
     ``limit`` characters ("…" ends a text that goes on)."""
     data = transfer_decode(raw, part.encoding, partial=partial)
     text = decode_bytes(data, part.charset, final=not partial)
-    if part.subtype == "html" or (part.subtype == "plain" and _HTML_START.match(text)):
+    if part.subtype == "html" or (part.subtype == "plain" and _looks_like_html(text)):
         text = html_to_text(text, partial=partial)
     return cut_text(tidy_text(text), limit, more=partial)
 

@@ -69,6 +69,10 @@ MAX_LEADING_LINES = 20
 """Lines a file may have before its first message and still be read as an export."""
 
 
+VIEW_ONCE = "[view-once media]"
+"""What a view-once photo or video leaves in an export: the message is kept, as this."""
+
+
 class ExportError(SourceError):
     """A file is not a readable WhatsApp chat export; the message says why, in one line."""
 
@@ -818,8 +822,8 @@ def _read_record(chat: ParsedChat, rec: _Record, when: datetime) -> None:
     clean = vocabulary.edited.sub("", _clean(body)).strip()
     if media is not None:
         clean = f"{media} {clean}" if clean else media
-    if not clean:
-        return  # nothing to read (view-once media leaves an empty message)
+    if not clean or clean == "null":  # view-once media: an empty line, or "null" (Android)
+        clean, media = VIEW_ONCE, VIEW_ONCE
     if sender not in chat.senders:
         chat.senders.append(sender)
     chat.messages.append(ExportMessage(when, sender, clean, media is not None, rec.line))
