@@ -259,6 +259,27 @@ def unidentified_answer(summary: str) -> str:
     )
 
 
+def read_rule_answer(arguments: dict[str, Any], status: str, result: str) -> str:
+    """A rule the user said in their own words, added as said: the answer quotes it and
+    says how it reads (``rule_answer`` for the held and flagged outcomes)."""
+    read = READ_AS.search(result) if status == "done" else None
+    if read is None or read.group(1).startswith("\u26a0") or read.group(2):
+        return rule_answer(arguments, status, result)
+    rule = _one_line(arguments.get("rule")).lstrip("-*• ").strip()
+    title = _section_title(str(arguments.get("section", "")))
+    said, reading = f"\u201c{rule}\u201d", f"\u201c{read.group(1)}\u201d"
+    return f"Done \u2014 I added to {title}: {said}. I read it as {reading}."
+
+
+def unread_request_answer(unread: tuple[tuple[str, str], ...]) -> str:
+    """A rule change the reader could not read in full: nothing was changed, and why."""
+    parts = [f"in \u201c{_one_line(said)}\u201d {why}" for said, why in unread]
+    return (
+        f"I didn't change your rules: {'; '.join(parts)}. Say it another way (for example "
+        f"with the sender's name or address), or edit your rules in {RULES_PAGE}."
+    )
+
+
 def refused_answer(rule: str, others: int, example: str, days: int) -> str:
     """A mute rule not added because it would silence more than the muted thing."""
     what = "1 other notification" if others == 1 else f"{others} other notifications"

@@ -32,21 +32,25 @@ from engine.chat.answers import (
     help_answer,
     lookup_answer,
     proposal,
+    read_rule_answer,
     refused_answer,
     reminder_answer,
     rule_answer,
     silenced_answer,
     tool_answer,
     unidentified_answer,
+    unread_request_answer,
 )
 from engine.chat.delivery import BATCH_WINDOW_SECONDS, Delivery
 from engine.chat.intents import (
+    RuleChange,
     lookup_request,
     preference_change,
     reminder_request,
     social_request,
     yes_or_no,
 )
+from engine.chat.requests import ReadRequest, read_request, section_text
 from engine.chat.turns import Turns
 from engine.chat.wording import outside_source
 from engine.clock import utcnow
@@ -58,6 +62,7 @@ from engine.store.inbox import stored_event
 from engine.store.models import ChatMessage, ChatSession, Notification
 from engine.tasks import one_line
 from engine.triage.feedback import beyond, never_rule_for, would_silence
+from engine.triage.rules.compile import compile_rules_text
 from engine.triage.summary import summarize
 from engine.types import MutePreview, SilencedEvent
 
@@ -142,7 +147,12 @@ class ChatHub:
             status, result = await self._run_tool_for_user(sid, name, args, outside)
             answer = tool_answer(name, args, status, result, now)
             return self._composed(sid, "user", answer, outside=outside)
+        request = read_request(text)
         change = preference_change(text)
+        if (change is None or not self._reads(change)) and request.read and not request.unread:
+            return await self._read_request(sid, request)  # the reader read all of it
+        if change is not None and request.unread and self.tiny and not self._reads(change):
+            return self._composed(sid, "user", unread_request_answer(request.unread))
         if change is not None:
             args = {"section": change.section, "rule": change.rule}
             status, result = await self._run_tool_for_user(sid, "add_notification_rule", args)
@@ -157,6 +167,8 @@ class ChatHub:
             answer = rule_answer(args, status, result)
             return self._composed(sid, "user", answer, proposed=follow_up)
         reminder = reminder_request(text)
+        if reminder is None and request.unread and self.tiny and lookup_request(text) is None:
+            return self._composed(sid, "user", unread_request_answer(request.unread))
         if reminder is not None:
             status, result = await self._run_tool_for_user(sid, "schedule_job", dict(reminder))
             return self._composed(sid, "user", reminder_answer(reminder, status, result, now, text))
@@ -169,6 +181,23 @@ class ChatHub:
             return self._composed(sid, "user", self._tiny_answer(text, decision))
         transcript = StoredTranscript(sid, "user", history=self.turns.history)
         return await self.turns.run(transcript, propose=_proposal)
+
+    @staticmethod
+    def _reads(change: RuleChange) -> bool:
+        """Whether the rule a phrasing asks for is read in full in its section."""
+        return all(
+            c.understood for c in compile_rules_text(section_text(change.section, change.rule))
+        )
+
+    async def _read_request(self, sid: int, request: ReadRequest) -> ChatMessage:
+        """A rule change the rules reader read in full: each instruction is added to its
+        section as the user said it."""
+        answers = []
+        for section, said, _ in request.read:
+            args = {"section": section, "rule": said}
+            status, result = await self._run_tool_for_user(sid, "add_notification_rule", args)
+            answers.append(read_rule_answer(args, status, result))
+        return self._composed(sid, "user", "\n".join(answers))
 
     def _tiny_answer(self, text: str, decision: bool | None) -> str:
         """What a tiny model cannot do is said honestly, with the way out."""
