@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
+from engine.triage.classifier.text import fold_with_map
+from engine.triage.language import phrase_pattern
 from engine.triage.rules.compile import CompiledRule, compile_rules_text
 from engine.triage.rules.edit import SECTION_TITLES
 from engine.triage.rules.explain import LineExplanation, explain_rule
+from engine.triage.rules.names import name_list
 from engine.triage.rules.parse import CUSTOM
 
 _FILLER = re.compile(
@@ -41,11 +45,47 @@ class ReadRequest:
         return bool(self.read or self.unread)
 
 
+@cache
+def _lead_in() -> re.Pattern[str]:
+    """A request's opening words that decide nothing ("from now on", "could you"), from
+    the language data, matched on the folded text."""
+    return re.compile(rf"^(?:{phrase_pattern('clauses.lead_ins')}[\s,:]*)+")
+
+
+@cache
+def _pronoun() -> re.Pattern[str]:
+    return re.compile(phrase_pattern("words.pronouns"), re.IGNORECASE)
+
+
 def _tidy(text: str) -> str:
     text = " ".join(text.split())
     for _ in range(3):
         text = _FILLER.sub("", text).strip()
+        folded, where = fold_with_map(text)
+        lead = _lead_in().match(folded)
+        if lead and lead.end() < len(folded):
+            text = text[where[lead.end()] :].strip(" ,")
     return text
+
+
+def _named(rule: CompiledRule) -> str | None:
+    """The person, organisation or chat a sentence names, read or not, when it names one
+    alone (a pronoun after two names could stand for either)."""
+    found = {*rule.scope.names, *rule.scope.chats}
+    for alternative in rule.scope.any_of:
+        found |= {*alternative.names, *alternative.chats}
+    return found.pop() if len(found) == 1 else None
+
+
+def _resolved(sentence: str, antecedent: str) -> str:
+    """The sentence with its pronouns standing for ``antecedent`` ("if he writes" → "if
+    Tomas writes"), matched on the folded text and replaced as written."""
+    folded, where = fold_with_map(sentence)
+    out, last = [], 0
+    for m in _pronoun().finditer(folded):
+        out += [sentence[last : where[m.start()]], antecedent]
+        last = where[m.end() - 1] + 1
+    return "".join(out) + sentence[last:]
 
 
 def _why(line: LineExplanation) -> str:
@@ -63,6 +103,18 @@ def _vague(rule: CompiledRule) -> bool:
     return rule.catch_all or rule.scope.anything or not rule.scope.says_something
 
 
+def _with_antecedent(rule: CompiledRule, antecedent: str | None) -> CompiledRule:
+    """A sentence the reader cannot read for want of who it is about, read again with its
+    pronouns standing for what the message named before; as it was otherwise."""
+    if antecedent is None or (rule.understood and not _vague(rule)):
+        return rule
+    text = rule.rule.text
+    if not _pronoun().search(fold_with_map(text)[0]):
+        return rule
+    again = compile_rules_text(f"{_resolved(text, antecedent)}\n")  # it states its decision
+    return again[0] if len(again) == 1 and again[0].understood else rule
+
+
 def read_request(message: str) -> ReadRequest:
     """The instructions in ``message`` as the rules reader reads them (none when it states
     no decision at all: a question, thanks, a reminder)."""
@@ -71,7 +123,14 @@ def read_request(message: str) -> ReadRequest:
         return ReadRequest((), ())
     read: list[tuple[str, str, str]] = []
     unread: list[tuple[str, str]] = []
-    for rule in compile_rules_text(f"{text}\n"):
+    antecedent: str | None = None
+    for first in compile_rules_text(f"{text}\n"):
+        before = text[: max(0, text.find(first.rule.text))]
+        named_before = set(name_list(before))  # a definition before it names someone too
+        if antecedent is None and len(named_before) == 1:  # only when it can be no one else
+            antecedent = named_before.pop()
+        rule = _with_antecedent(first, antecedent)
+        antecedent = _named(rule) or antecedent
         said = rule.rule.text
         section = rule.rule.section or CUSTOM
         line = explain_rule(rule)

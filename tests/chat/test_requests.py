@@ -72,3 +72,31 @@ async def test_a_request_read_in_part_is_not_added_and_says_why(tiny_engine, wor
 async def test_a_message_that_is_no_rule_still_gets_the_honest_answer(tiny_engine) -> None:
     reply = await tiny_engine.send("tell me a joke")
     assert reply.text.startswith("I can't answer that reliably")
+
+
+def test_a_pronoun_stands_for_the_one_person_named_before() -> None:
+    request = read_request(
+        "Mr Okafor is my landlord and he's important. If he writes, I want to know."
+    )
+    assert [(s, said, r) for s, said, r in request.read] == [
+        (ALWAYS, "If Mr Okafor writes, I want to know.", "Always notify: from Mr Okafor")
+    ]
+
+
+def test_a_pronoun_after_two_names_stands_for_no_one() -> None:
+    request = read_request("Ana and Bea are in the group. If she writes, tell me.")
+    assert not request.read
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["From now on, mute LinkedIn", "A partir de ahora, silencia el grupo 'Portal 7'"],
+)
+def test_words_that_open_a_request_decide_nothing(said: str) -> None:
+    request = read_request(said)
+    assert [s for s, _, _ in request.read] == [NEVER]
+    assert not request.read[0][1].lower().startswith(("from now on", "a partir"))
+
+
+def test_a_capitalised_word_that_opens_a_sentence_is_no_name() -> None:
+    assert not read_request("Cuando escriba, avísame.").read

@@ -8,8 +8,9 @@ matchers from here, so a new wording or a new language is a data change, not a n
 Every entry is folded (lower case, accents off) when it is loaded, as the text it is matched
 against is.
 
-A file may also hold a table a source reads as written (:func:`raw_table`): ``[whatsapp]``,
-the lines WhatsApp writes into an exported chat in that language.
+A file may also hold a table read as written (:func:`raw_table`): ``[whatsapp]``, the lines
+WhatsApp writes into an exported chat in that language, and ``[replies]``, the words and
+templates of the answers the chat composes in code (``engine.chat.replies``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ PHRASE_TABLES = (
     "amounts",
     "kinds",
     "words",
+    "dates",
+    "digest",
+    "calendar",
 )
 PHRASE_KEYS = {
     "answers": ("notify", "never"),
@@ -66,8 +70,8 @@ PHRASE_KEYS = {
         "card_details",
         "junk_folders",
     ),
-    "clauses": ("widening",),
-    "words": ("second_person", "messages"),
+    "clauses": ("widening", "lead_ins"),
+    "words": ("second_person", "messages", "pronouns"),
     "amounts": ("over", "under", "words", "currencies"),
     "kinds": (
         "auto_reply_cues",
@@ -77,6 +81,25 @@ PHRASE_KEYS = {
         "calendar_reply_cues",
         "calendar_reply_words",
     ),
+    "dates": (
+        "today",
+        "tomorrow",
+        "yesterday",
+        "day_after_tomorrow",
+        "this_week",
+        "next_week",
+        "weekend",
+        "morning",
+        "afternoon",
+        "evening",
+        "this_morning",
+        "this_afternoon",
+        "this_evening",
+        "since",
+        "next",
+    ),
+    "digest": ("asks", "about", "email", "whatsapp"),
+    "calendar": ("asks", "next_event"),
 }
 DATA_KINDS = ("auto_reply", "login_code", "calendar_reply")
 """Kinds whose message cues and rule words are the language data's alone (``kinds``)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from engine.triage.classifier import fold, words
-from engine.triage.language import phrases
+from engine.triage.language import function_words, phrases
 from engine.triage.rules.kindwords import vocabulary
 from engine.triage.rules.vocab import DAY_ALIASES, MONTHS, SOURCE_WORDS, STOP
 
@@ -61,6 +61,8 @@ def _is_name_token(token: str) -> bool:
         return True
     if not core or low in STOP or low in VOCAB or low in MONTHS or low in _MESSAGE_WORDS:
         return False
+    if low in function_words() and not core.isupper():
+        return False  # "Cuando escriba", "Wenn sie": a capital that starts a sentence
     if low in DAY_ALIASES or low.rstrip("s") in DAY_ALIASES:
         return False
     return any(c.isupper() for c in core)
