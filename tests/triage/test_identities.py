@@ -304,3 +304,18 @@ def test_two_decided_halves_of_a_sentence_are_two_rules_but_the_rest_is_not():
         "Client feedback: notify me only when it mentions a deadline; the rest can wait.\n"
     )
     assert len(one) == 1
+
+
+@pytest.mark.parametrize(
+    ("line", "sender", "hit"),
+    [
+        ("Emails from Mr Okafor", "Chidi Okafor", True),
+        ("Mails von Frau Okonkwo", "Adaeze Okonkwo", True),
+        ("Correos del Sr. Ibarra", "Luis Ibarra", True),
+        ("Emails from Mr Okafor", "Chidi Nwosu", False),
+    ],
+)
+def test_a_title_before_a_surname_need_not_be_in_the_name(line: str, sender: str, hit: bool):
+    (rule,) = compile_rules_text(f"## Always notify\n- {line}\n")
+    event = make_event(sender={"name": sender, "address": "x@okafor-home.example"})
+    assert rule.applies(event, NOW, classify(event)) is hit

@@ -71,7 +71,7 @@ PHRASE_KEYS = {
         "junk_folders",
     ),
     "clauses": ("widening", "lead_ins"),
-    "words": ("second_person", "messages", "pronouns"),
+    "words": ("second_person", "messages", "pronouns", "titles"),
     "amounts": ("over", "under", "words", "currencies"),
     "kinds": (
         "auto_reply_cues",
