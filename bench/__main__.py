@@ -30,6 +30,7 @@ Figure = Callable[[Options], Awaitable[list[Row]]]
 
 def _figures() -> dict[str, tuple[Figure, float, float]]:
     """name → (figure, time limit in s with --quick, without)."""
+    from bench.arrival_to_toast import arrival_figures
     from bench.chat_turns import chat_figures
     from bench.cli_startup import cli_figures
     from bench.desktop_start import desktop_figures
@@ -44,6 +45,7 @@ def _figures() -> dict[str, tuple[Figure, float, float]]:
     return {
         "threads": (thread_figures, 120, 300),
         "tick_to_toast": (tick_to_toast_figures, 120, 600),
+        "arrival": (arrival_figures, 120, 600),
         "notify_calls": (notify_call_figures, 300, 1200),
         "chat": (chat_figures, 600, 3600),
         "triage": (triage_figures, 180, 900),

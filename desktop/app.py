@@ -20,6 +20,7 @@ os.environ.setdefault("QT_API", "pyside6")
 from desktop.chat import welcome
 from desktop.gc_guard import MainThreadCollector
 from desktop.qt import QtCore, QtGui, QtWidgets
+from desktop.system.opener import Opener
 from desktop.system.xdg import APP_ID
 from engine.bus import (
     ModelDownloadEnded,
@@ -38,7 +39,7 @@ from engine.engine import Engine
 from engine.errors import TicError
 from engine.logsetup import setup_logging
 from engine.settings import Settings
-from engine.tasks import TaskSet
+from engine.tasks import TaskSet, one_line
 from engine.types import HandedOver, RequestHandler
 from engine.workspace import Workspace
 
@@ -61,8 +62,16 @@ def _hhmm(value: str | None) -> time | None:
 class DesktopApp(QtCore.QObject):
     """Owns the engine and the windows for the lifetime of the process."""
 
-    def __init__(self, workspace: Workspace, model_path: str | None, log_path: Path):
+    def __init__(
+        self,
+        workspace: Workspace,
+        model_path: str | None,
+        log_path: Path,
+        *,
+        opener: Opener | None = None,
+    ):
         super().__init__()
+        self.opener = opener if opener is not None else Opener()  # every URL "Open" opens
         self.workspace = workspace
         self.model_path = model_path
         self.log_path = log_path
@@ -111,6 +120,7 @@ class DesktopApp(QtCore.QObject):
         self.notifier.set_quiet_hours(
             _hhmm(self.settings.quiet_hours_start), _hhmm(self.settings.quiet_hours_end)
         )
+        self.notifier.reminders_through = self.settings.reminders_through_pause
         self._wire()
         await self.engine.serve(self.ipc_handlers())
         self.tray.show()
@@ -158,9 +168,12 @@ class DesktopApp(QtCore.QObject):
         b.modelFailed.connect(self._on_model_failed)
         b.whatsAppQrCode.connect(self.show_whatsapp_qr)
         b.modelDownload.connect(self._on_model_download)
+        b.modelDownload.connect(lambda ev: chat.welcome.set_download(ev.state))
         b.modelServer.connect(self._on_model_server)
         chat.sendRequested.connect(self._on_send)
+        chat.openRequested.connect(lambda message_id: self.open_message(message_id, choose=True))
         chat.welcomeLinkActivated.connect(self._on_welcome_link)
+        chat.modelOfferAccepted.connect(self._take_offer)
         tray.openChat.connect(self.show_chat)
         tray.checkNow.connect(lambda: self.spawn(self.engine.check_now(timeout=600), "check-now"))
         tray.pauseRequested.connect(self._pause)
@@ -168,8 +181,24 @@ class DesktopApp(QtCore.QObject):
         tray.openSettings.connect(self.open_settings)
         tray.editRules.connect(self.edit_rules)
         tray.quitRequested.connect(self.quit_requested.set)
-        self.notifier.openRequested.connect(self.show_chat_at)
+        self.notifier.openRequested.connect(self.open_message)
+        self.notifier.laterRequested.connect(self.remind_later)
         self.notifier.muteRequested.connect(self.confirm_mute)
+
+    def open_message(self, message_id: int, *, choose: bool = False) -> None:
+        """ "Open" on a notification: the message in its own place, or TIC's view of it."""
+        from desktop.notify.opening import open_reply
+
+        open_reply(self, message_id, choose=choose)
+
+    def remind_later(self, message_id: int) -> None:
+        """ "Remind me in 1 hour" on a toast: the engine delivers it again then."""
+        try:
+            when = self.engine.remind_later(message_id)
+        except TicError as exc:
+            self.chat.set_status(str(exc), False)
+            return
+        self.chat.set_status(f"I'll remind you of it at {when.astimezone():%H:%M}.", False)
 
     def confirm_mute(self, message_id: int) -> None:
         """ "Don't notify me about this" on a toast: the rule it adds and what it would have
@@ -229,9 +258,12 @@ class DesktopApp(QtCore.QObject):
         self.spawn(self.engine.warm_up(), "warm-up")
 
     def show_model(self) -> None:
-        """The chat's header: the model and what it is trusted with."""
+        """The chat's header: the model and what it is trusted with; and the welcome's word
+        on the built-in model, with the bigger one on offer."""
         from engine.types import describe_capability, model_label
 
+        tiny = not self.model_error and self.engine.capability == "tiny"
+        self.chat.welcome.set_model(tiny=tiny, offer=self.engine.models.offer() if tiny else None)
         if self.model_error:
             self.chat.set_model("No model", self.model_error, show_timing=False)
             return
@@ -248,6 +280,22 @@ class DesktopApp(QtCore.QObject):
         self.tray.set_state("error", ev.error)
         self.chat.set_status(ev.error, False)
         self.show_model()
+
+    def _take_offer(self, name: str) -> None:
+        """The welcome's one click: download the offered model and use it (the header and the
+        welcome follow once it is loaded; the download goes on when the window closes)."""
+        self.spawn(self._get_and_use(name), f"get-model-{name}")
+
+    async def _get_and_use(self, name: str) -> None:
+        try:
+            applied = await self.engine.models.get_and_use(name)
+        except TicError as exc:  # the download's own failure is on the bus already
+            self.chat.set_status(one_line(exc), False)
+            return
+        self.model_error = applied.model_error
+        self.show_model()
+        if applied.model_error:
+            self.tray.set_state("error", applied.model_error)
 
     def _on_model_download(self, ev: ModelDownloadProgress | ModelDownloadEnded) -> None:
         """A download's progress (or why it failed) under the tray's state; gone when done."""
@@ -394,6 +442,7 @@ class DesktopApp(QtCore.QObject):
         old = self.engine.settings
         applied = await self.engine.apply_settings(new)
         self.notifier.set_quiet_hours(_hhmm(new.quiet_hours_start), _hhmm(new.quiet_hours_end))
+        self.notifier.reminders_through = new.reminders_through_pause
         if new.start_on_login != old.start_on_login:
             try:
                 set_start_on_login(new.start_on_login, launch_command())

@@ -71,6 +71,15 @@ class NotificationQueued:
 
 
 @dataclass(frozen=True)
+class EventsStored:
+    """A source (a sync, an ingest handed over, a live message) stored ``added`` new events:
+    TIC checks them within seconds, whatever its schedule."""
+
+    source: str
+    added: int
+
+
+@dataclass(frozen=True)
 class TickStarted:
     events: int
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import sys
 import threading
@@ -19,10 +18,10 @@ from collections.abc import Callable, Iterator
 from typing import Any, Protocol, TextIO
 
 from engine.bus import ReplyFinished, ReplyStarted, ReplyToken, ToolCalled, TurnFailed
+from engine.chat.labels import tool_label
 
 PROMPT = "> "
 CLEAR_LINE = "\r\x1b[K"
-VALUE_LIMIT = 60  # characters of one tool argument shown; the rest is in `tic history`
 
 
 class LineEditor(Protocol):
@@ -35,16 +34,12 @@ class LineEditor(Protocol):
     def set_pre_input_hook(self, function: Callable[[], object] | None = None, /) -> None: ...
 
 
-def describe_tool_call(name: str, arguments: dict[str, Any], status: str) -> str:
-    """One line per tool call, e.g. ``  · add_notification_rule(section="never",
-    rule="LinkedIn") → done``."""
-    shown = ", ".join(f"{key}={_short_value(value)}" for key, value in arguments.items())
-    return f"  · {name}({shown}) → {status}"
-
-
-def _short_value(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= VALUE_LIMIT else text[: VALUE_LIMIT - 1] + "…"
+def describe_tool_call(name: str, arguments: dict[str, Any], status: str) -> str | None:
+    """The line a finished tool call gets, where one helps (``engine.chat.labels``):
+    ``  · Rule added to Never notify``; look-ups get none (``tic-desktop history`` lists
+    every call with its arguments)."""
+    label = tool_label(name, arguments, status)
+    return f"  · {label}" if label else None
 
 
 def _label(kind: str) -> str:
@@ -169,8 +164,9 @@ class ChatConsole:
             elif isinstance(event, ReplyToken):
                 self._token(event.text)
             elif isinstance(event, ToolCalled):
-                if event.status != "running":
-                    self.say(describe_tool_call(event.name, event.arguments, event.status))
+                line = describe_tool_call(event.name, event.arguments, event.status)
+                if line is not None:
+                    self.say(line)
             elif isinstance(event, ReplyFinished):
                 self._finished(event)
             elif isinstance(event, TurnFailed):

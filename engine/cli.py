@@ -439,6 +439,7 @@ async def cmd_chat(workspace: Workspace, model_path: str | None) -> int:
         await engine.start(schedule=True)
         await engine.serve({"show": _refuse_app(role)}, role=role)
         console.say("TIC chat: type a message; /tick checks now, /quit leaves.")
+        _welcome(engine, console)
         # While the user types, the model reads what the first reply will open with.
         warm_up = asyncio.create_task(engine.warm_up(), name="warm-up")
         try:
@@ -448,6 +449,17 @@ async def cmd_chat(workspace: Workspace, model_path: str | None) -> int:
             await engine.stop()
             unsubscribe()
     return 0
+
+
+def _welcome(engine: Engine, console: ChatConsole) -> None:
+    """The first chat in a workspace, on a tiny model: what the built-in model can and
+    can't do, and the command that gets the model this computer is best served by."""
+    from engine.chat.firstrun import terminal_welcome
+
+    if engine.capability != "tiny" or engine.history(1):
+        return
+    for line in terminal_welcome(engine.models.offer()):
+        console.say(line)
 
 
 def _refuse_app(role: str) -> RequestHandler:

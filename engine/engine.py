@@ -15,7 +15,7 @@ import logging
 import os
 import sqlite3
 from collections.abc import Callable, Collection, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from engine.agent.loop import AgentLoop, MemoryTranscript
 from engine.agent.tools.builtin import build_registry
 from engine.bus import (
     EventBus,
+    EventsStored,
     ModelFailed,
     ModelLoading,
     ModelReady,
@@ -48,6 +49,7 @@ from engine.bus import (
 )
 from engine.chat.history import history_rows
 from engine.chat.hub import ChatHub
+from engine.chat.places import Place, notifications_of, open_reply, titles_of
 from engine.clock import utcnow
 from engine.errors import ModelError, TicError
 from engine.events import Event, parse_event
@@ -56,7 +58,7 @@ from engine.ipc import client as ipc_client
 from engine.ipc.handover import HandedOver, busy, run_here_or_hand_over
 from engine.ipc.lock import WorkspaceLock, holder
 from engine.ipc.server import Channel, Handler, IpcServer, Request
-from engine.jobs.scheduler import JobScheduler
+from engine.jobs.scheduler import AGAIN, JobScheduler
 from engine.llm.base import LanguageModel
 from engine.llm.capability import Capability, gguf_capability
 from engine.llm.holder import ModelHolder
@@ -100,6 +102,7 @@ log = logging.getLogger(__name__)
 GOOGLE_KINDS: tuple[Kind, ...] = ("gmail", "gcal")
 APP_ROLE = "the TIC desktop app"
 STORE_GUARD_SECONDS = 15.0  # how often the engine looks for a deleted write-ahead log
+LATER_DELAY = timedelta(hours=1)  # "Remind me in 1 hour" on a notification
 
 
 class Engine:
@@ -122,6 +125,7 @@ class Engine:
         self.db = open_database(self.workspace.db_path)
         self.unexpected_errors = 0  # bugs (not TicErrors) caught in the background, logged
         self.bus.subscribe(self._count_unexpected)
+        self.bus.subscribe(self._wake_on_new_events)
         self.jobs = JobScheduler(
             self._notify_from_job, self._run_task, clock=self.clock, bus=self.bus
         )
@@ -133,7 +137,13 @@ class Engine:
             max_steps=settings.max_tool_steps,
             clock=self.clock,
         )
-        self.hub = ChatHub(self.loop, self.bus, clock=self.clock, retry_delays=retry_delays)
+        self.hub = ChatHub(
+            self.loop,
+            self.bus,
+            clock=self.clock,
+            retry_delays=retry_delays,
+            calendar_connected=self._calendar_connected,
+        )
         self.decider = TriageDecider(self._model, self.workspace)
         self.tic = TicRunner(
             self.decider,
@@ -154,9 +164,19 @@ class Engine:
         self._role = APP_ROLE
         self._started = False
 
+    def _calendar_connected(self) -> bool:
+        """Whether a calendar account is set up (the chat says how to connect one if not)."""
+        return any(a.kind == "gcal" and a.enabled for a in self._settings.accounts)
+
     def _count_unexpected(self, message: object) -> None:
         if isinstance(message, UnexpectedError):
             self.unexpected_errors += 1
+
+    def _wake_on_new_events(self, message: object) -> None:
+        """Whatever stored them (a sync, an ingest handed over, a live message), new events
+        are checked within seconds once the schedule runs, not at its next tick."""
+        if isinstance(message, EventsStored):
+            self.tic.wake_soon()
 
     # opening --------------------------------------------------------------------------------
 
@@ -241,6 +261,22 @@ class Engine:
         """ "Don't notify me about this" on a notification's reply; returns the confirmation."""
         reply = await self.hub.mute(message_id)
         return Reply(reply.id, reply.content)
+
+    def open_notification(self, message_id: int) -> list[Place]:
+        """ "Open" on a notification's reply (its toast or the chat): where each of its
+        messages is (the Gmail thread, the calendar event, the WhatsApp chat, the email by
+        its Message-ID, or TIC's own view), and the reply is marked read. Raises TicError
+        when the message is no notification's reply."""
+        return open_reply(message_id, self.clock())
+
+    def remind_later(self, message_id: int, delay: timedelta = LATER_DELAY) -> datetime:
+        """ "Remind me in 1 hour" on a notification's reply: its notifications are delivered
+        again after ``delay`` (a job in the store: a restart keeps it). Returns when."""
+        notes = notifications_of(message_id)
+        payloads = [{k: v for k, v in n.as_payload().items() if k != "id"} for n in notes]
+        at = self.clock() + delay
+        self.jobs.later(payloads, at, "; ".join(titles_of(notes)))
+        return at
 
     def history(self, limit: int = 50) -> list[dict[str, Any]]:
         """The last ``limit`` chat messages as plain rows, oldest first, with tool calls."""
@@ -382,8 +418,11 @@ class Engine:
             raise TicError(f"cannot keep the confirmation: {exc.strerror or exc}") from None
 
     def ingest(self, events: list[Event]) -> IngestResult:
-        """Add events to the store (ids already there are ignored); the next check sees them."""
+        """Add events to the store (ids already there are ignored); with the schedule running
+        a check starts within seconds, else the next check sees them."""
         added = ingest(events)
+        if added:
+            self.bus.publish(EventsStored("ingest", added))
         return IngestResult(added=added, known=len(events) - added)
 
     # settings and model ---------------------------------------------------------------------
@@ -714,6 +753,8 @@ class Engine:
     # work the engine gives itself -----------------------------------------------------------
 
     async def _notify_from_job(self, payload: dict[str, Any]) -> object:
+        if AGAIN in (payload.get("refs") or {}):
+            return await self.hub.notify(payload, reason="you asked to be reminded of it")
         return await self.hub.notify(payload, reason="a scheduled job you set up is due")
 
     async def _run_task(self, task: str) -> str:

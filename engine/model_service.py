@@ -45,6 +45,7 @@ from engine.modeltypes import (
     InstalledModel,
     LocalServer,
     MachineInfo,
+    ModelOffer,
 )
 from engine.settings import Settings
 from engine.tasks import Periodic, TaskSet
@@ -184,6 +185,24 @@ class ModelService:
                 )
             )
         return choices
+
+    def offer(self) -> ModelOffer | None:
+        """What the first-run welcome offers: the recommended catalog model for this computer
+        while a tiny model runs (None when a capable one runs, or none fits)."""
+        if self._running.capability != "tiny":
+            return None
+        choice = next((c for c in self.choices() if c.recommended), None)
+        if choice is None or choice.in_use:
+            return None
+        downloaded = choice.path is not None
+        return ModelOffer(choice.name, choice.title, choice.size, choice.summary, downloaded)
+
+    async def get_and_use(self, name: str) -> SettingsApplied:
+        """The offer's one click: download the catalog model (unless it is here already),
+        then use it from now on (see ``use``)."""
+        if not (self.models_dir / self.entry(name).file).is_file():
+            await self.download(name)
+        return await self.use(name)
 
     # downloads ------------------------------------------------------------------------------
 

@@ -33,6 +33,41 @@ def human_duration(seconds: float) -> str:
     return f"{hours} h {minutes:02d} min"
 
 
+TYPICAL_MBIT_S = 50
+"""The download speed the first-run offer assumes, in megabits a second: a typical home
+broadband line (fibre is often faster, mobile data slower). Said wherever a time is."""
+
+
+@dataclass(frozen=True)
+class ModelOffer:
+    """The catalog model the first-run welcome offers: the recommended one for this computer,
+    with what getting it takes (``downloaded``: it is here already, only to be used)."""
+
+    name: str
+    title: str
+    size: int
+    summary: str
+    downloaded: bool = False
+
+    @property
+    def seconds(self) -> float:
+        """How long its download takes at ``TYPICAL_MBIT_S``."""
+        return self.size * 8 / (TYPICAL_MBIT_S * 1_000_000)
+
+    def time_text(self) -> str:
+        """ "about 5 minutes at 50 Mbit/s"."""
+        minutes = max(1, round(self.seconds / 60))
+        said = "about a minute" if minutes == 1 else f"about {minutes} minutes"
+        return f"{said} at {TYPICAL_MBIT_S} Mbit/s"
+
+    def describe(self) -> str:
+        """ "Llama 3.2 3B Instruct (2.0 GB, about 5 minutes to download at 50 Mbit/s)"."""
+        if self.downloaded:
+            return f"{self.title} ({human_bytes(self.size)}, already downloaded)"
+        minutes = self.time_text().replace(" at ", " to download at ", 1)
+        return f"{self.title} ({human_bytes(self.size)}, {minutes})"
+
+
 @dataclass(frozen=True)
 class MachineInfo:
     """What this computer has for a model: memory (bytes), CPU cores, free disk space."""

@@ -32,6 +32,8 @@ class Settings(BaseModel):
     max_tool_steps: int = Field(6, ge=1, le=20)
     quiet_hours_start: str | None = Field(None, pattern=r"^([01]\d|2[0-3]):[0-5]\d$")
     quiet_hours_end: str | None = Field(None, pattern=r"^([01]\d|2[0-3]):[0-5]\d$")
+    # Reminders the user set (and "Remind me in 1 hour") still toast while paused or quiet.
+    reminders_through_pause: bool = True
     start_on_login: bool = False
     accounts: list[AccountConfig] = Field(default_factory=list)
 

@@ -11,10 +11,14 @@ from typing import Any
 from engine.accounts.registry import LABELS as ACCOUNT_LABELS
 from engine.accounts.registry import AccountConfig, AccountState, Kind
 from engine.chat.answers import EXAMPLE_PROMPTS
+from engine.chat.firstrun import BUILTIN_CAN, BUILTIN_CANNOT, offer_button, offer_text
+from engine.chat.labels import tool_labels
+from engine.chat.places import Place
 from engine.chat.wording import SOURCE_LABELS
 from engine.ipc.handover import HandedOver
 from engine.ipc.lock import WorkspaceLock
 from engine.ipc.server import Handler as RequestHandler
+from engine.jobs.scheduler import AGAIN
 from engine.llm.capability import Capability, CapabilitySetting, model_label
 from engine.llm.capability import describe as describe_capability
 from engine.sources.whatsapp.live import UNOFFICIAL_WARNING
@@ -24,6 +28,9 @@ from engine.triage.rules.suggest import RuleSuggestion
 
 __all__ = [
     "ACCOUNT_LABELS",
+    "AGAIN",
+    "BUILTIN_CAN",
+    "BUILTIN_CANNOT",
     "EXAMPLE_PROMPTS",
     "LEFT_TO_MODEL",
     "NOT_UNDERSTOOD",
@@ -39,6 +46,7 @@ __all__ = [
     "Kind",
     "LineExplanation",
     "MutePreview",
+    "Place",
     "PreviewedEvent",
     "Reply",
     "RequestHandler",
@@ -49,6 +57,9 @@ __all__ = [
     "WorkspaceLock",
     "describe_capability",
     "model_label",
+    "offer_button",
+    "offer_text",
+    "tool_labels",
 ]
 
 

@@ -50,18 +50,20 @@ def screen() -> io.StringIO:
     return io.StringIO()
 
 
-def test_tool_calls_are_one_line_with_their_arguments():
-    assert (
-        describe_tool_call(
-            "add_notification_rule", {"section": "Never notify", "rule": "LinkedIn"}, "done"
-        )
-        == '  · add_notification_rule(section="Never notify", rule="LinkedIn") → done'
+def test_a_tool_call_gets_a_human_line_only_where_it_helps():
+    rule = {"section": "never", "rule": "LinkedIn"}
+    assert describe_tool_call("add_notification_rule", rule, "done") == (
+        "  · Rule added to Never notify"
     )
-    assert describe_tool_call("list_jobs", {}, "failed") == "  · list_jobs() → failed"
-    long = describe_tool_call("write_file", {"path": "a.md", "text": "x" * 500, "n": 3}, "done")
-    assert long.startswith('  · write_file(path="a.md", text="xxx')
-    assert long.endswith(", n=3) → done")
-    assert len(long) < 120 and "…" in long
+    assert describe_tool_call("add_notification_rule", rule, "failed") == "  · Rule not added"
+    assert describe_tool_call("schedule_job", {"kind": "reminder"}, "done") == "  · Reminder set"
+    assert describe_tool_call("schedule_job", {"kind": "task"}, "failed") == "  · Task not set"
+    assert describe_tool_call("write_file", {"path": "a.md", "text": "x" * 500}, "done") == (
+        "  · Changed a.md"
+    )
+    for lookup in ("list_jobs", "search_events", "upcoming_calendar", "digest"):
+        assert describe_tool_call(lookup, {}, "done") is None  # the answer says what it found
+    assert describe_tool_call("add_notification_rule", rule, "running") is None
 
 
 def test_the_users_own_reply_streams_on_one_line(screen):
@@ -97,10 +99,10 @@ def test_tool_calls_at_the_prompt_keep_the_line_too(screen, editor):
     console = ChatConsole(screen, io.StringIO(), editor)
     editor.hook()
     editor.buffer = "hi"
-    console.on_event(ToolCalled(1, "schedule_job", "running", {"when": "09:00"}))
+    console.on_event(ToolCalled(1, "schedule_job", "running", {"at": "09:00"}))
     assert screen.getvalue() == ""  # only how it ended is shown
-    console.on_event(ToolCalled(1, "schedule_job", "done", {"when": "09:00"}))
-    assert screen.getvalue() == f'{CLEAR_LINE}  · schedule_job(when="09:00") → done\n> hi'
+    console.on_event(ToolCalled(1, "schedule_job", "done", {"at": "09:00"}))
+    assert screen.getvalue() == f"{CLEAR_LINE}  · Reminder set\n> hi"
 
 
 def test_a_failed_turn_goes_to_stderr_above_the_prompt(screen, editor):
@@ -117,10 +119,8 @@ def test_without_a_terminal_everything_is_plain(screen):
     assert console.prompt == ""
     assert console.read_line() == "hi"
     show(console, reply_events("notification", "Anna wrote."))
-    console.on_event(ToolCalled(1, "search_events", "done", {"query": "Anna"}))
-    assert screen.getvalue() == (
-        'assistant (notification): Anna wrote.\n  · search_events(query="Anna") → done\n'
-    )
+    console.on_event(ToolCalled(1, "cancel_job", "done", {"job_id": 3}))
+    assert screen.getvalue() == ("assistant (notification): Anna wrote.\n  · Reminder cancelled\n")
     assert "\x1b" not in screen.getvalue()
 
 
@@ -136,10 +136,10 @@ def test_after_the_user_pressed_enter_replies_stream_again(screen, editor):
 def test_a_reply_interrupted_by_a_tool_line_is_shown_whole_at_the_end(screen):
     console = ChatConsole(screen, io.StringIO())
     show(console, [ReplyStarted(1, "user"), ReplyToken(1, "Let me")])
-    console.on_event(ToolCalled(1, "search_events", "done", {"query": "Anna"}))
-    console.on_event(ReplyFinished(1, 7, "Anna wrote twice.", "user"))
+    console.on_event(ToolCalled(1, "edit_file", "done", {"path": "data/memory/me.md"}))
+    console.on_event(ReplyFinished(1, 7, "Noted.", "user"))
     assert screen.getvalue() == (
-        'assistant: Let me\n  · search_events(query="Anna") → done\nassistant: Anna wrote twice.\n'
+        "assistant: Let me\n  · Changed data/memory/me.md\nassistant: Noted.\n"
     )
 
 
@@ -192,11 +192,10 @@ async def test_composed_replies_print_whole_after_their_tool_line(engine, screen
     await engine.hub.send("stop telling me about LinkedIn")
     await engine.hub.send("What reminders do I have?")
     assert screen.getvalue().splitlines() == [
-        '  · add_notification_rule(section="never", rule="LinkedIn") → done',
+        "  · Rule added to Never notify",
         "assistant: Done — I won't notify you about LinkedIn any more (Never notify: LinkedIn). "
         "I read it as “Never notify: from LinkedIn”.",
-        "  · list_jobs() → done",
-        "assistant: You have no reminders or scheduled tasks.",
+        "assistant: You have no reminders or scheduled tasks.",  # a look-up: no line
     ]
 
 

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from engine.chat.calendar_answer import no_calendar
+from engine.chat.firstrun import BUILTIN_CAN, BUILTIN_CANNOT
 from engine.chatconsole import CLEAR_LINE
 from tests.cli_helpers import ROOT, run_tic, write_jsonl
 from tests.factories import event_dict, reply
@@ -128,11 +130,7 @@ def test_a_notification_prints_above_the_prompt_and_keeps_the_typed_line(tmp_pat
         assert f"{CLEAR_LINE}assistant (notification): {NOTE}\r\n> stop telling me" in block
 
         term.type(" about LinkedIn\r")
-        tool = term.expect("→ done", start=redrawn)
-        assert (
-            '  · add_notification_rule(section="never", rule="LinkedIn") → done'
-            in (term.output[redrawn:tool])
-        )
+        tool = term.expect("  · Rule added to Never notify\r\n", start=redrawn)
         term.expect(f"assistant: {LINKEDIN_DONE}\r\n", start=tool)  # composed: no model call
         term.expect("> ", start=tool)
         term.type("/quit\r")
@@ -140,6 +138,32 @@ def test_a_notification_prints_above_the_prompt_and_keeps_the_typed_line(tmp_pat
     finally:
         term.close()
     assert "LinkedIn" in (home / "data" / "notifications.md").read_text()
+    assert "Traceback" not in term.output
+
+
+def test_an_ingest_beside_a_running_chat_is_told_within_seconds_without_a_tick(tmp_path, server):
+    """The schedule is 15 minutes: only the ingest's own wake-up can bring the reply."""
+    home = workspace_with_rules(tmp_path)
+    urgent = event_dict(subject="Grandma", text="I'm at A&E with grandma, she fell. Please call me")
+    events = write_jsonl(tmp_path / "e.jsonl", [urgent])
+    term = Terminal(["--model", server.url, "chat"], chat_env(home))
+    try:
+        shown = term.expect("TIC chat: type a message")
+        term.expect("> ", start=shown)
+        started = time.monotonic()
+        handed = run_tic("ingest", str(events), home=home)
+        assert handed.returncode == 0, handed.stderr
+        assert "tic-desktop chat" in handed.stdout  # handed to the running chat
+        server.wait_for_requests(1, timeout=10)  # TIC checked, and the reply is being written
+        server.answer(reply(NOTE))
+        told = term.expect("assistant (notification): ", start=shown, timeout=10)
+        term.expect("Anna Berg", start=told, timeout=10)
+        assert time.monotonic() - started < 10
+        term.type("/quit\r")
+        assert term.wait() == 0
+    finally:
+        term.close()
+    assert "> /tick" not in term.output  # nobody asked for a check
     assert "Traceback" not in term.output
 
 
@@ -169,18 +193,36 @@ def test_on_a_pipe_the_chat_prints_plain_lines(tmp_path, server):
         input_text="stop telling me about LinkedIn\nwhat's on my calendar tomorrow?\n/quit\n",
     )
     assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines()[:5] == [
-        "TIC chat: type a message; /tick checks now, /quit leaves.",
-        '  · add_notification_rule(section="never", rule="LinkedIn") → done',
+    assert out.stdout.splitlines()[:4] == [
+        "TIC chat: type a message; /tick checks now, /quit leaves.",  # a capable model: no welcome
+        "  · Rule added to Never notify",  # what changed, in words; a look-up gets no line
         f"assistant: {LINKEDIN_DONE}",
-        "  · upcoming_calendar(hours=48) → done",
-        "assistant: Nothing on your calendar tomorrow.",
+        f"assistant: {no_calendar('en')}",
     ]
     assert out.stderr == ""
     log = (home / "logs" / "tic.log").read_text()
     assert "tic chat" in log
     rows = [json.loads(r) for r in run_tic("history", "--json", home=home).stdout.splitlines()]
     replies = [r["content"] for r in rows if r["role"] == "assistant" and r["content"]]
-    assert replies == [LINKEDIN_DONE, "Nothing on your calendar tomorrow."]
+    assert replies == [LINKEDIN_DONE, no_calendar("en")]
     assert all(r["composed"] for r in rows if r["role"] == "assistant" and r["content"])
     assert server.requests == []  # both turns were recognised: the model was never asked
+
+
+def test_the_first_chat_on_the_built_in_model_says_what_it_can_do_and_offers_more(tmp_path):
+    home = tmp_path / "home"
+    first = run_tic("chat", home=home, timeout=120, input_text="/quit\n")
+    assert first.returncode == 0, first.stderr
+    lines = first.stdout.splitlines()
+    assert lines[1:3] == [BUILTIN_CAN, BUILTIN_CANNOT]
+    if len(lines) > 3:  # a catalog model fits this computer: it is offered, with the command
+        assert lines[3].startswith("For a real assistant, ")
+        assert re.fullmatch(
+            r"To get it: (tic-desktop model pull \S+ && )?tic-desktop model use \S+", lines[4]
+        )
+    asked = run_tic("chat", home=home, timeout=120, input_text="what did I miss?\n/quit\n")
+    assert asked.stdout.splitlines()[1:3] == [BUILTIN_CAN, BUILTIN_CANNOT]  # nothing stored yet
+    again = run_tic("chat", home=home, timeout=120, input_text="/quit\n")
+    assert again.stdout.splitlines() == [
+        "TIC chat: type a message; /tick checks now, /quit leaves."
+    ]

@@ -18,8 +18,7 @@ TITLE = "Welcome to TIC"
 
 INTRO = (
     "TIC reads your mail, chats and calendar, and tells you only what matters to you, "
-    "following your rules. It runs on this computer with a small built-in model: "
-    "no cloud AI, and it keeps working offline."
+    "following your rules. It runs on this computer: no cloud AI."
 )
 
 # Links in the steps: the chat window turns them into actions.

@@ -16,7 +16,7 @@ from desktop.chat.markdown import open_link, set_markdown, space_blocks
 from desktop.chat.welcome_panel import WelcomePanel
 from desktop.qt import Qt, QtCore, QtGui, QtWidgets, Signal, Slot
 from engine.bus import ReplyFinished, ReplyStarted, ReplyToken, ToolCalled, TurnFailed
-from engine.types import SOURCE_LABELS
+from engine.types import SOURCE_LABELS, tool_labels
 
 BUBBLE_SHARE = 0.82  # of the conversation's width a bubble may take
 BUBBLE_PADDING = 14  # px, left and right inside a bubble
@@ -100,7 +100,7 @@ def style_sheet(t: Theme) -> str:
         background: {t.badge}; color: {t.badge_text}; border-radius: 8px;
         padding: 1px 8px; font-size: 11px; font-weight: 600;
     }}
-    QPushButton#why {{
+    QPushButton#why, QPushButton#open {{
         border: none; background: transparent; color: {t.accent};
         font-size: 11px; text-decoration: underline; padding: 0 2px;
     }}
@@ -115,6 +115,11 @@ def style_sheet(t: Theme) -> str:
         padding: 6px 12px; text-align: left;
     }}
     QPushButton#prompt:hover {{ background: {t.border}; }}
+    QPushButton#offer {{
+        background: {t.accent}; color: #ffffff; border: none; border-radius: 12px;
+        padding: 6px 14px; font-weight: 600;
+    }}
+    QPushButton#offer:disabled {{ background: {t.disabled}; }}
     QFrame#composer {{ background: {t.assistant}; border-top: 1px solid {t.border}; }}
     QPlainTextEdit#input {{
         background: {t.window}; color: {t.text}; border: 1px solid {t.border};
@@ -171,11 +176,13 @@ def format_timing(first_token_ms: int | None, total_ms: int | None) -> str:
     return f"First token {first_token_ms / 1000:.1f} s · total {total}"
 
 
-def tools_line(names: Sequence[str]) -> str:
-    unique = list(dict.fromkeys(names))
-    if len(unique) <= 3:
-        return "used " + ", ".join(unique)
-    return f"used {', '.join(unique[:3])} and {len(unique) - 3} more"
+ToolCall = tuple[str, dict[str, Any], str]  # name, arguments, status
+
+
+def tools_line(calls: Sequence[ToolCall]) -> str:
+    """What the reply's tool calls changed, in words ("Rule added to Never notify"); ""
+    for look-ups, whose answer is the reply itself."""
+    return " · ".join(tool_labels(calls))
 
 
 # widgets --------------------------------------------------------------------------------
@@ -284,7 +291,7 @@ class MessageBubble(QtWidgets.QFrame):
         self.message_id: int | None = None
         self.why: list[dict[str, Any]] = []
         self.composed = False
-        self.tool_names: list[str] = []
+        self.tool_calls: list[ToolCall] = []
         self.setObjectName("bubble")
         self.setProperty("role", role)
         self.setProperty("highlighted", False)
@@ -301,13 +308,17 @@ class MessageBubble(QtWidgets.QFrame):
         self.why_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.why_button.setToolTip("Why TIC told you this")
         self.why_button.clicked.connect(self.show_why)
+        self.open_button = QtWidgets.QPushButton("Open", objectName="open")
+        self.open_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.open_button.setToolTip("Open the message where it is: the email, the chat, the event")
         self.time_label = self._meta_label()
-        for widget in (self.tools, self.note, self.why_button, self.time_label):
+        for widget in (self.tools, self.note, self.why_button, self.open_button, self.time_label):
             widget.hide()
 
         footer = QtWidgets.QHBoxLayout()
         footer.setSpacing(8)
         footer.addWidget(self.note)
+        footer.addWidget(self.open_button)
         footer.addWidget(self.why_button)
         footer.addStretch(1)
         footer.addWidget(self.time_label)
@@ -367,10 +378,11 @@ class MessageBubble(QtWidgets.QFrame):
         self.time_label.show()
         self.time_label.setToolTip(f"{moment.astimezone():%A %d %B %Y, %H:%M}")
 
-    def set_tools(self, names: Sequence[str]) -> None:
-        self.tool_names = list(names)
-        self.tools.setText(tools_line(names) if names else "")
-        self.tools.setVisible(bool(names))
+    def set_tools(self, calls: Sequence[ToolCall]) -> None:
+        self.tool_calls = list(calls)
+        line = tools_line(calls)
+        self.tools.setText(line)
+        self.tools.setVisible(bool(line))
 
     def set_notification(
         self, sources: Iterable[str], why: list[dict[str, Any]], composed: bool = False
@@ -381,6 +393,7 @@ class MessageBubble(QtWidgets.QFrame):
         self.why = why
         self.composed = composed
         self.why_button.setVisible(bool(why))
+        self.open_button.setVisible(True)
 
     def set_fallback(self, fallback: bool) -> None:
         self.note.setVisible(fallback)
@@ -429,7 +442,9 @@ class ChatWindow(QtWidgets.QWidget):
     """The conversation: history, live replies, the input box and a status line."""
 
     sendRequested = Signal(str)
+    openRequested = Signal(int)  # "Open" under a notification's reply: its message_id
     welcomeLinkActivated = Signal(str)  # a link in the welcome: welcome.ACCOUNTS_LINK, …
+    modelOfferAccepted = Signal(str)  # the welcome's "Download and use …": a catalog name
 
     def __init__(self, parent: QtWidgets.QWidget | None = None):
         super().__init__(parent)
@@ -452,6 +467,7 @@ class ChatWindow(QtWidgets.QWidget):
         self.welcome = WelcomePanel(theme.accent, self._messages)
         self.welcome.promptChosen.connect(self.fill_input)
         self.welcome.linkActivated.connect(self.welcomeLinkActivated.emit)
+        self.welcome.modelOfferAccepted.connect(self.modelOfferAccepted.emit)
         self._list.addWidget(self.welcome)  # above the first message
         self._list.addStretch(1)  # centres the welcome while there are no messages
         self._scroll = QtWidgets.QScrollArea(objectName="conversation")
@@ -586,11 +602,14 @@ class ChatWindow(QtWidgets.QWidget):
     def load_history(self, rows: list[dict[str, Any]]) -> None:
         """Shows ``engine.history.history_rows()``: what the user said and what TIC replied."""
         self._clear()
-        tools: list[str] = []
+        tools: list[ToolCall] = []
         for row in rows:
             if row.get("is_synthetic") or row.get("role") not in ("user", "assistant"):
                 continue
-            calls = [call["name"] for call in row.get("tool_calls") or []]
+            calls = [
+                (call["name"], call.get("arguments") or {}, call.get("status") or "done")
+                for call in row.get("tool_calls") or []
+            ]
             if row["role"] == "assistant" and not (row.get("content") or "").strip():
                 tools += calls  # a tool-only step: shown under the reply it led to
                 continue
@@ -638,7 +657,7 @@ class ChatWindow(QtWidgets.QWidget):
     @Slot(object)
     def on_tool_called(self, ev: ToolCalled) -> None:
         bubble = self._pending_bubble()
-        bubble.set_tools([*bubble.tool_names, ev.name])
+        bubble.set_tools([*bubble.tool_calls, (ev.name, ev.arguments, ev.status)])
 
     @Slot(object)
     def on_reply_finished(self, ev: ReplyFinished) -> None:
@@ -726,11 +745,16 @@ class ChatWindow(QtWidgets.QWidget):
 
     # internals --------------------------------------------------------------------------
 
+    def _open(self, bubble: MessageBubble) -> None:
+        if bubble.message_id is not None:
+            self.openRequested.emit(bubble.message_id)
+
     def _add_bubble(self, role: str) -> MessageBubble:
         row = QtWidgets.QWidget(self._messages)
         line = QtWidgets.QHBoxLayout(row)
         line.setContentsMargins(0, 0, 0, 0)
         bubble = MessageBubble(role, row)
+        bubble.open_button.clicked.connect(lambda: self._open(bubble))
         bubble.fit(self._max_text_width())
         if role == "user":
             line.addStretch(1)
@@ -777,7 +801,9 @@ class ChatWindow(QtWidgets.QWidget):
         self._stick_to_bottom = value >= bar.maximum() - BOTTOM_SLACK
 
     def _follow_content(self, _minimum: int, maximum: int) -> None:
-        if self._stick_to_bottom:
+        if not self._bubbles:  # the welcome alone: it is read from its start
+            self._scroll.verticalScrollBar().setValue(0)
+        elif self._stick_to_bottom:
             self._scroll.verticalScrollBar().setValue(maximum)
 
     def _set_awaiting_reply(self, waiting: bool) -> None:

@@ -2,10 +2,13 @@
 
 ``toast_for`` turns a finished reply into a :class:`Toast` (who/what in the title, the agent's
 wording in the body). :class:`Notifier` shows it through the best channel available and turns
-the user's clicks into signals: ``openRequested(message_id)`` (show the chat at that message)
-and ``muteRequested(message_id)`` ("Don't notify me about this"). While notifications are
-paused or within quiet hours, toasts are held; when the hold ends, one "While you were away"
-summary toast stands for all of them. The chat window has every message regardless.
+the user's clicks into signals: ``openRequested(message_id)`` ("Open": the message in its own
+place), ``laterRequested(message_id)`` ("Remind me in 1 hour") and
+``muteRequested(message_id)`` ("Don't notify me about this"). While notifications are paused
+or within quiet hours, toasts are held, except reminders the user set themselves (a setting,
+on by default); when the hold ends, one "While you were away" summary toast names what was
+held ("2 reminders: Call Mario, Pay rent; 5 messages from Anna"). The chat window has every
+message regardless.
 """
 
 from __future__ import annotations
@@ -16,9 +19,8 @@ import html
 import logging
 import re
 import time as monotonic_time
-from collections import Counter
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, time
 from email.utils import parseaddr
 from functools import partial
@@ -31,7 +33,7 @@ from desktop.qt import Qt, QtCore, QtWidgets, Signal, Slot
 from engine.bus import ReplyFinished
 from engine.clock import in_window
 from engine.tasks import TaskSet
-from engine.types import SOURCE_LABELS
+from engine.types import AGAIN, SOURCE_LABELS
 
 log = logging.getLogger(__name__)
 
@@ -39,9 +41,12 @@ BODY_LIMIT = 200
 CALENDAR_TITLE_LIMIT = 60
 SUMMARY_LINES = 4
 OPEN_ACTION = "open"
+LATER_ACTION = "later"
 MUTE_ACTION = "mute"
 OPEN_LABEL = "Open"
+LATER_LABEL = "Remind me in 1 hour"
 MUTE_LABEL = "Don't notify me about this"
+REMINDER_TITLE_LIMIT = 60
 NATIVE_TIMEOUT_S = 5.0
 NATIVE_RETRY_S = 60.0
 TRAY_MESSAGE_MS = 10_000
@@ -55,6 +60,12 @@ class Toast:
     body: str
     message_id: int
     notification_ids: list[int] = field(default_factory=list)
+    notes: list[dict[str, Any]] = field(default_factory=list)  # the reply's notifications
+
+    @property
+    def reminder(self) -> bool:
+        """Only reminders the user set themselves: a reminder, or a "Remind me in 1 hour"."""
+        return bool(self.notes) and all(is_reminder(n) for n in self.notes)
 
 
 # -- wording -------------------------------------------------------------------------------
@@ -129,17 +140,44 @@ def _label(source: str) -> str:
     return SOURCE_LABELS.get(source, source.replace("_", " ").capitalize() or "Notification")
 
 
-def title_for(notification: dict[str, Any]) -> str:
-    """The title for one notification: its source, and who sent it or what it is about."""
+def is_reminder(notification: dict[str, Any]) -> bool:
+    """A reminder the user set themselves (not a scheduled task's result), or a
+    notification delivered again on their "Remind me in 1 hour"."""
+    refs = notification.get("refs") or {}
+    again = isinstance(refs, dict) and bool(refs.get(AGAIN))
+    return again or notification.get("event_type") == "cron.reminder"
+
+
+def reminder_text(notification: dict[str, Any]) -> str:
+    """What a reminder reminds of: "Call Mario" for the reminder "Reminder: Call Mario",
+    the message's title for one delivered again."""
+    if notification.get("source") != "cron":
+        return _plain_title(notification)
+    summary = str(notification.get("summary") or "").strip()
+    return summary.removeprefix("Reminder:").strip()
+
+
+def _plain_title(notification: dict[str, Any]) -> str:
     source = str(notification.get("source") or "")
     sender = notification.get("sender")
     if source == "calendar":
         summary = str(notification.get("summary") or "").strip()
         return f"Calendar: {shorten(summary, CALENDAR_TITLE_LIMIT)}" if summary else "Calendar"
     if source == "cron":
-        return "Reminder"
+        text = reminder_text(notification)
+        return f"Reminder: {shorten(text, REMINDER_TITLE_LIMIT)}" if text else "Reminder"
     label = _label(source)
     return f"{label} from {_display_name(str(sender))}" if sender else label
+
+
+def title_for(notification: dict[str, Any]) -> str:
+    """The title for one notification: its source, and who sent it or what it is about (a
+    reminder: its text; one delivered again on "later": "Reminder: " and its title)."""
+    title = _plain_title(notification)
+    refs = notification.get("refs") or {}
+    if isinstance(refs, dict) and refs.get(AGAIN) and notification.get("source") != "cron":
+        return f"Reminder: {title}"
+    return title
 
 
 def toast_for(ev: ReplyFinished) -> Toast:
@@ -156,20 +194,77 @@ def toast_for(ev: ReplyFinished) -> Toast:
     if not body:
         body = " ".join(str(n.get("summary") or "").strip() for n in notes).strip()
     ids = [int(n["id"]) for n in notes if n.get("id") is not None]
-    return Toast(title, shorten(body, BODY_LIMIT), ev.message_id, ids)
+    return Toast(title, shorten(body, BODY_LIMIT), ev.message_id, ids, list(notes))
+
+
+def reminders_of(toast: Toast) -> Toast | None:
+    """The reminders of a toast that also holds other notifications, as a toast of their
+    own (worded from their texts: the reply's words cover the rest too); None if none."""
+    notes = [n for n in toast.notes if is_reminder(n)]
+    if not notes:
+        return None
+    title = title_for(notes[0]) if len(notes) == 1 else f"{len(notes)} reminders"
+    body = "; ".join(reminder_text(n) for n in notes)
+    ids = [int(n["id"]) for n in notes if n.get("id") is not None]
+    return Toast(title, shorten(body, BODY_LIMIT), toast.message_id, ids, notes)
+
+
+_KINDS = {"email": ("email", "emails"), "whatsapp": ("message", "messages")}
+
+
+def _held_group(notification: dict[str, Any]) -> tuple[str, str]:
+    """(the group a held notification is counted in, what it adds to the group's list)."""
+    source = str(notification.get("source") or "")
+    if is_reminder(notification):
+        return "reminder", reminder_text(notification)
+    if source == "calendar":
+        return "calendar", shorten(str(notification.get("summary") or ""), CALENDAR_TITLE_LIMIT)
+    sender = notification.get("sender")
+    who = _display_name(str(sender)) if sender else ""
+    return f"{source}\0{who}", ""
+
+
+def _group_line(key: str, count: int, items: list[str]) -> str:
+    named = ", ".join(dict.fromkeys(i for i in items if i))
+    if key == "reminder":
+        head = f"{count} reminder{'' if count == 1 else 's'}"
+        return f"{head}: {named}" if named else head
+    if key == "calendar":
+        head = f"{count} calendar change{'' if count == 1 else 's'}"
+        return f"{head}: {named}" if named else head
+    source, who = key.split("\0")
+    one, many = _KINDS.get(source, ("notification", "notifications"))
+    head = f"{count} {one if count == 1 else many}"
+    if source not in _KINDS:
+        head += f" ({_label(source)})"
+    return f"{head} from {who}" if who else head
 
 
 def summary_for(held: list[Toast]) -> Toast:
-    """One toast standing for everything held: the count and the titles; opens the newest."""
+    """One toast standing for everything held, naming what it was ("2 reminders: Call
+    Mario, Pay rent; 5 messages from Anna; …"); opens the newest."""
     count = sum(max(1, len(t.notification_ids)) for t in held)
     title = f"While you were away: {count} notification{'' if count == 1 else 's'}"
-    titles = Counter(t.title for t in held)
-    lines = [f"{name} (×{n})" if n > 1 else name for name, n in titles.items()]
+    groups: dict[str, list[str]] = {}
+    for t in held:
+        if not t.notes:  # a toast that names no notification: by its title
+            groups.setdefault(f"title\0{t.title}", []).append("")
+        for n in t.notes:
+            key, item = _held_group(n)
+            groups.setdefault(key, []).append(item)
+    lines = []
+    for key, items in groups.items():
+        if key.startswith("title\0"):
+            name, times = key.split("\0", 1)[1], len(items)
+            lines.append(f"{name} (×{times})" if times > 1 else name)
+        else:
+            lines.append(_group_line(key, len(items), items))
     if len(lines) > SUMMARY_LINES:
         more = len(lines) - SUMMARY_LINES + 1
         lines = [*lines[: SUMMARY_LINES - 1], f"and {more} more"]
     ids = [nid for t in held for nid in t.notification_ids]
-    return Toast(title, shorten("\n".join(lines), BODY_LIMIT), held[-1].message_id, ids)
+    notes = [n for t in held for n in t.notes]
+    return Toast(title, shorten("; ".join(lines), BODY_LIMIT), held[-1].message_id, ids, notes)
 
 
 # -- time ----------------------------------------------------------------------------------
@@ -190,7 +285,8 @@ def _aware(moment: datetime) -> datetime:
 class Notifier(QtCore.QObject):
     """Shows toasts and reports the user's clicks; holds them while paused or quiet."""
 
-    openRequested = Signal(int)  # message_id: show the chat at that message
+    openRequested = Signal(int)  # message_id: "Open" (the message in its own place)
+    laterRequested = Signal(int)  # message_id: "Remind me in 1 hour"
     muteRequested = Signal(int)  # message_id: "Don't notify me about this"
     delivered = Signal(object, str)  # (Toast, channel) for every toast that left the hold
 
@@ -220,6 +316,7 @@ class Notifier(QtCore.QObject):
         self._paused = False
         self._paused_until: datetime | None = None
         self._quiet: tuple[time, time] | None = None
+        self.reminders_through = True  # reminders the user set come through a pause
         self._tasks = TaskSet(logger=log)
         self._check_timer = QtCore.QTimer(self)
         self._check_timer.setInterval(check_interval_ms)
@@ -234,14 +331,28 @@ class Notifier(QtCore.QObject):
     # -- showing ---------------------------------------------------------------------------
 
     async def show(self, toast: Toast) -> str:
-        """Show ``toast``; returns the channel: "native", "tray", "chat" or "held". Never raises."""
+        """Show ``toast``; returns the channel: "native", "tray", "chat" or "held". Never
+        raises. While paused or quiet a toast is held, but with ``reminders_through`` the
+        reminders the user set come through (those of a mixed reply as a toast of their
+        own, the rest held)."""
         if self._holding(self._now()):
-            self._held.append(toast)
-            if not self._check_timer.isActive():
-                self._check_timer.start()
-            return "held"
+            reminders = reminders_of(toast) if self.reminders_through else None
+            if reminders is None:
+                self._hold(toast)
+                return "held"
+            rest = [n for n in toast.notes if not is_reminder(n)]
+            if not rest:
+                return await self._deliver(toast, can_mute=True)
+            ids = [int(n["id"]) for n in rest if n.get("id") is not None]
+            self._hold(replace(toast, notes=rest, notification_ids=ids))
+            return await self._deliver(reminders, can_mute=True)
         await self.flush_held()
         return await self._deliver(toast, can_mute=True)
+
+    def _hold(self, toast: Toast) -> None:
+        self._held.append(toast)
+        if not self._check_timer.isActive():
+            self._check_timer.start()
 
     async def flush_held(self) -> str | None:
         """Send the one "While you were away" toast once the hold is over.
@@ -284,7 +395,9 @@ class Notifier(QtCore.QObject):
         open_chat = partial(self.openRequested.emit, toast.message_id)
         buttons = [Button(OPEN_LABEL, on_pressed=open_chat, identifier=OPEN_ACTION)]
         if can_mute:
+            later = partial(self.laterRequested.emit, toast.message_id)
             mute = partial(self.muteRequested.emit, toast.message_id)
+            buttons.append(Button(LATER_LABEL, on_pressed=later, identifier=LATER_ACTION))
             buttons.append(Button(MUTE_LABEL, on_pressed=mute, identifier=MUTE_ACTION))
         dispatched: list[bool] = []
         try:

@@ -354,6 +354,10 @@ class NotificationsPage(QtWidgets.QWidget):
         self.quiet_to = self._time_edit(end or DEFAULT_QUIET_END)
         self.summary = _hint()
         self.message = _message_label()
+        self.reminders_through = QtWidgets.QCheckBox(
+            "Let my own reminders through while paused or in quiet hours"
+        )
+        self.reminders_through.setChecked(settings.reminders_through_pause)
 
         form = _Form()
         form.add_row("Quiet hours:", self.quiet_enabled)
@@ -361,6 +365,14 @@ class NotificationsPage(QtWidgets.QWidget):
         form.add_row("To:", self.quiet_to)
         form.add_row("", self.summary)
         form.add_row("", self.message)
+        form.add_row("Reminders:", self.reminders_through)
+        form.add_row(
+            "",
+            _hint(
+                "Reminders you set (and “Remind me in 1 hour”) still pop up; everything "
+                "else waits for one summary when the pause ends."
+            ),
+        )
         if rules_file is not None or rules_tab:
             where = (
                 "on the Rules tab, with how TIC reads each line"
@@ -433,11 +445,13 @@ class NotificationsPage(QtWidgets.QWidget):
         self.changed.emit()
 
     def values(self) -> dict[str, Any]:
+        through = {"reminders_through_pause": self.reminders_through.isChecked()}
         if not self.quiet_enabled.isChecked():
-            return {"quiet_hours_start": None, "quiet_hours_end": None}
+            return {"quiet_hours_start": None, "quiet_hours_end": None, **through}
         return {
             "quiet_hours_start": self.quiet_from.time().toString(TIME_FORMAT),
             "quiet_hours_end": self.quiet_to.time().toString(TIME_FORMAT),
+            **through,
         }
 
 

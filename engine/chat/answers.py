@@ -21,12 +21,14 @@ EXAMPLE_PROMPTS = (
     "Stop telling me about LinkedIn",
     "What's on my calendar tomorrow?",
     "Remind me at 17:00 to call Mario",
+    "What did I miss?",
 )
 WHAT_WORKS = (
     ("change your notification rules", EXAMPLE_PROMPTS[0]),
-    ("look at your calendar", EXAMPLE_PROMPTS[1]),
+    ("look at your calendar on any day", EXAMPLE_PROMPTS[1]),
     ("set a reminder", EXAMPLE_PROMPTS[2]),
     ("find what someone wrote", "What did Mario write?"),
+    ("catch up on what arrived", EXAMPLE_PROMPTS[3]),
 )
 WAY_OUT = "Settings → Model"
 ASK = " Shall I? (yes/no)"

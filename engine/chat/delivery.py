@@ -36,6 +36,7 @@ from engine.chat.turns import Turns
 from engine.chat.wording import fallback_text, outside_source
 from engine.clock import local_zone_name, parse_instant, zone
 from engine.errors import StoreDamaged
+from engine.jobs.scheduler import AGAIN
 from engine.llm.base import Completion, Message
 from engine.store import chat
 from engine.store.db import database
@@ -105,12 +106,14 @@ class Delivery:
         self, payload: dict[str, Any], *, reason: str | None = None, rule: str | None = None
     ) -> Notification | None:
         """Persist a notification (``notify``'s structure) and wake the consumer. Returns
-        None when the same event was already notified (its ``refs.event_id`` is the key)."""
+        None when the same event was already notified (its ``refs.event_id`` is the key; a
+        notification delivered again on the user's "later" is keyed by its ``refs.again``)."""
         schemas.validate(payload, NOTIFICATION_SCHEMA)
         refs = dict(payload.get("refs") or {})
         event_id = refs.get("event_id")
+        key = refs.get(AGAIN) or event_id
         record = chat.add_notification(
-            dedup_key=str(event_id) if event_id else f"adhoc:{uuid.uuid4()}",
+            dedup_key=str(key) if key else f"adhoc:{uuid.uuid4()}",
             event_id=str(event_id) if event_id else None,
             source=payload["source"],
             event_type=payload["event_type"],

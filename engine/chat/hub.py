@@ -41,7 +41,15 @@ from engine.chat.answers import (
     unidentified_answer,
     unread_request_answer,
 )
+from engine.chat.calendar_answer import (
+    CalendarQuestion,
+    calendar_question,
+    calendar_reply,
+    no_calendar,
+)
 from engine.chat.delivery import BATCH_WINDOW_SECONDS, Delivery
+from engine.chat.digest import DigestRequest, digest_request
+from engine.chat.digest_answer import digest_reply
 from engine.chat.intents import (
     RuleChange,
     lookup_request,
@@ -58,6 +66,7 @@ from engine.errors import TicError
 from engine.llm.base import Message
 from engine.llm.capability import is_builtin
 from engine.store import chat, inbox
+from engine.store.digest import DIGEST_UNTIL, has_calendar_events
 from engine.store.inbox import stored_event
 from engine.store.models import ChatMessage, ChatSession, Notification
 from engine.tasks import one_line
@@ -80,10 +89,12 @@ class ChatHub:
         batch_window: float = BATCH_WINDOW_SECONDS,
         retry_delays: tuple[float, ...] = (5.0, 30.0),
         clock: Callable[[], datetime] = utcnow,
+        calendar_connected: Callable[[], bool] = lambda: False,
     ):
         self.loop = loop
         self.bus = bus
         self.clock = clock
+        self.calendar_connected = calendar_connected  # a calendar account is set up
         self.turns = Turns(loop, bus, agent_name=agent_name, clock=clock)
         self.delivery = Delivery(
             self.turns, bus, batch_window=batch_window, retry_delays=retry_delays, clock=clock
@@ -147,6 +158,12 @@ class ChatHub:
             status, result = await self._run_tool_for_user(sid, name, args, outside)
             answer = tool_answer(name, args, status, result, now)
             return self._composed(sid, "user", answer, outside=outside)
+        digest = digest_request(text, now)
+        if digest is not None and "digest" in self.loop.registry.names():
+            return await self._digest(sid, digest, now)
+        question = calendar_question(text, now)
+        if question is not None and "upcoming_calendar" in self.loop.registry.names():
+            return await self._calendar(sid, question, now)
         request = read_request(text)
         change = preference_change(text)
         if (change is None or not self._reads(change)) and request.read and not request.unread:
@@ -174,6 +191,8 @@ class ChatHub:
             return self._composed(sid, "user", reminder_answer(reminder, status, result, now, text))
         lookup = lookup_request(text)
         if lookup is not None and lookup.tool in self.loop.registry.names():
+            if lookup.tool == "upcoming_calendar" and not self._has_calendar():
+                return self._composed(sid, "user", no_calendar("en"))
             status, result = await self._run_tool_for_user(sid, lookup.tool, lookup.arguments)
             answer = lookup_answer(lookup.tool, lookup.about, status, result, now)
             return self._composed(sid, "user", answer, outside=self._brings(lookup.tool))
@@ -181,6 +200,30 @@ class ChatHub:
             return self._composed(sid, "user", self._tiny_answer(text, decision))
         transcript = StoredTranscript(sid, "user", history=self.turns.history)
         return await self.turns.run(transcript, propose=_proposal)
+
+    async def _digest(self, sid: int, request: DigestRequest, now: datetime) -> ChatMessage:
+        """What arrived, from the ``digest`` tool, in the question's language; the reply
+        keeps the moment it covers up to: the user has looked until then."""
+        status, result = await self._run_tool_for_user(sid, "digest", request.arguments())
+        answer = digest_reply(request, status, result, now)
+        looked = None
+        if status == "done":
+            looked = {DIGEST_UNTIL: (request.period.end if request.period else now).isoformat()}
+        return self._composed(sid, "user", answer, outside=self._brings("digest"), marks=looked)
+
+    async def _calendar(self, sid: int, question: CalendarQuestion, now: datetime) -> ChatMessage:
+        """A calendar question by any day, answered from ``upcoming_calendar`` in its
+        language; with no calendar at all, how to connect one."""
+        if not self._has_calendar():
+            return self._composed(sid, "user", no_calendar(question.language))
+        args = {"hours": question.hours(now)}
+        status, result = await self._run_tool_for_user(sid, "upcoming_calendar", args)
+        answer = calendar_reply(question, status, result, now)
+        return self._composed(sid, "user", answer, outside=self._brings("upcoming_calendar"))
+
+    def _has_calendar(self) -> bool:
+        """A calendar account is connected, or calendar events were ever stored."""
+        return self.calendar_connected() or has_calendar_events()
 
     @staticmethod
     def _reads(change: RuleChange) -> bool:
@@ -219,12 +262,13 @@ class ChatHub:
         *,
         outside: Sources = (),
         proposed: dict[str, Any] | None = None,
+        marks: dict[str, Any] | None = None,
     ) -> ChatMessage:
         """A reply composed in code from the facts, recorded as such (``outside``: where the
         outside content it quotes came from, see ``engine.agent.taint``; ``proposed``: the
-        change it asks the user's yes for)."""
+        change it asks the user's yes for; ``marks``: more for its meta)."""
         self.bus.publish(ReplyStarted(session_id, kind))
-        meta: dict[str, Any] = {"kind": kind, "composed": True}
+        meta: dict[str, Any] = {"kind": kind, "composed": True, **(marks or {})}
         if proposed is not None:
             meta["proposed"] = proposed
         message = chat.add_message(session_id, "assistant", text, meta=taint.marked(meta, outside))

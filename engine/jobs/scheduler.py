@@ -1,9 +1,15 @@
 """Scheduled jobs: one-off and recurring reminders or agent tasks, stored in the store and
 delivered through ``notify`` (source ``cron``). A job missed while the app was closed runs
-once on start, then moves to its next occurrence."""
+once on start, then moves to its next occurrence.
+
+A ``later`` job is "Remind me in 1 hour" on a notification: it holds the notifications as
+``notify`` took them, and delivers each again when due, as itself (its source, refs and
+event, so "Open" still leads to the message) with ``refs.again`` naming the job's run (a
+notification is delivered once per key: this one is new)."""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
@@ -12,6 +18,7 @@ from typing import Any
 from engine.bus import EventBus
 from engine.clock import utcnow, zone
 from engine.store.models import Job
+from engine.store.values import JobKind
 from engine.tasks import Periodic, report
 
 log = logging.getLogger(__name__)
@@ -53,11 +60,35 @@ def next_occurrence(previous: datetime, recurrence: str, tz_name: str, after: da
     raise ValueError("recurrence does not advance")
 
 
+AGAIN = "again"
+"""The ref a notification delivered again by a ``later`` job carries: the job's run."""
+
+
+def later_payloads(job: Job) -> list[dict[str, Any]]:
+    """The notifications a ``later`` job delivers again (none when its text is unreadable)."""
+    try:
+        notes = json.loads(job.text).get("notifications", [])
+    except (ValueError, AttributeError):
+        log.error("job %s: unreadable notifications, nothing to deliver again", job.id)
+        return []
+    return [n for n in notes if isinstance(n, dict)]
+
+
+def _job_text(job: Job) -> str:
+    """What a job is, as the user reads it (a ``later`` job: the notifications' titles)."""
+    if job.kind != JobKind.LATER:
+        return job.text
+    try:
+        return str(json.loads(job.text).get("title", ""))
+    except (ValueError, AttributeError):
+        return ""
+
+
 def describe(job: Job) -> dict[str, Any]:
     return {
         "job_id": job.id,
         "kind": job.kind,
-        "text": job.text,
+        "text": _job_text(job),
         "next_run": job.next_run_at.astimezone(zone(job.timezone)).isoformat(timespec="minutes")
         if job.next_run_at
         else None,
@@ -93,6 +124,12 @@ class JobScheduler:
         self._loop.wake()
         return job
 
+    def later(self, payloads: list[dict[str, Any]], at: datetime, title: str) -> Job:
+        """Deliver these notifications (``notify``'s structure) again at ``at``; ``title``
+        says what they are where jobs are listed."""
+        text = json.dumps({"title": title, "notifications": payloads}, ensure_ascii=False)
+        return self.create(text, at, "none", JobKind.LATER, "UTC")
+
     @staticmethod
     def active() -> list[Job]:
         return list(Job.select().where(Job.status == "active").order_by(Job.next_run_at))
@@ -120,8 +157,11 @@ class JobScheduler:
     async def _fire(self, job: Job, now: datetime) -> None:
         scheduled = job.next_run_at
         assert scheduled is not None  # due jobs were selected by their time
+        if job.kind == JobKind.LATER:
+            await self._deliver_again(job, scheduled, now)
+            return
         summary = f"Reminder: {job.text}"
-        if job.kind == "task" and self._run_task is not None:
+        if job.kind == JobKind.TASK and self._run_task is not None:
             try:
                 result = await self._run_task(job.text)
                 summary = f"Scheduled task \u201c{job.text}\u201d: {result}"[:400]
@@ -143,6 +183,19 @@ class JobScheduler:
             job.next_run_at = next_occurrence(scheduled, job.recurrence, job.timezone, now)
         job.last_run_at = now
         job.save()
+
+    async def _deliver_again(self, job: Job, scheduled: datetime, now: datetime) -> None:
+        run = f"later:{job.id}:{scheduled.isoformat()}"
+        for index, payload in enumerate(later_payloads(job)):
+            refs = {**(payload.get("refs") or {}), AGAIN: f"{run}:{index}"}
+            await self._notify({**payload, "refs": refs})
+        job.status = "done"
+        job.last_run_at = now
+        job.save()
+
+    def wake(self) -> None:
+        """Look for due jobs now (the clock moved, e.g. a test's)."""
+        self._loop.wake()
 
     def start(self) -> None:
         self._loop.start()

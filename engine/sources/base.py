@@ -9,6 +9,7 @@ unique, so re-reading a page is harmless)."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -50,6 +51,12 @@ class Source(ABC):
     @abstractmethod
     async def fetch(self, cursor: str | None) -> Batch:
         """Read what is new since ``cursor`` (None: first run, full sync)."""
+
+    def watch(self, on_new: Callable[[], None]) -> None:  # noqa: B027 - optional hook
+        """Where the server can push (IMAP IDLE, a live chat client), call ``on_new`` as soon
+        as something new is there to fetch, from any thread, until ``close``; the runner
+        then fetches at once instead of at the next poll. Polling stays the fallback. The
+        default pushes nothing."""
 
     async def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""

@@ -1,18 +1,22 @@
 """Runs sources: each on its own interval, cursor and events committed together, transient
-failures retried with exponential backoff, revoked credentials shown as "needs sign-in"."""
+failures retried with exponential backoff, revoked credentials shown as "needs sign-in". A
+source that can push (``Source.watch``) is fetched as soon as it says something is new, and
+every sync that stored new events says so on the bus (``EventsStored``), which wakes TIC."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Callable
 from functools import partial
 
-from engine.bus import EventBus
+from engine.bus import EventBus, EventsStored
 from engine.clock import utcnow
 from engine.sources.base import NeedsSignIn, Source, TransientError
 from engine.store.db import database
 from engine.store.inbox import ingest
 from engine.store.models import SourceCursor, SourceStatus
-from engine.tasks import Periodic, one_line, report
+from engine.tasks import Periodic, TaskSet, one_line, report
 
 log = logging.getLogger(__name__)
 
@@ -86,9 +90,14 @@ class SourceRunner:
         self._loops: dict[str, Periodic] = {}
         self._sources: dict[str, Source] = {}
         self._failures: dict[str, int] = {}
+        self._closing = TaskSet(logger=log, bus=bus)  # sources replaced by a newer one
 
     def add(self, source: Source) -> None:
-        """Start polling ``source`` (replacing one with the same key)."""
+        """Start polling ``source`` (replacing one with the same key, which is closed: its
+        push connection too)."""
+        previous = self._sources.get(source.key)
+        if previous is not None and previous is not source:
+            self._closing.spawn(previous.close(), f"close:{source.key}")
         self._sources[source.key] = source
         old = self._loops.pop(source.key, None)
         if old is not None:
@@ -103,6 +112,7 @@ class SourceRunner:
         )
         self._loops[source.key] = poll
         poll.start()
+        source.watch(_thread_safe_wake(poll))
 
     async def remove(self, key: str) -> None:
         poll = self._loops.pop(key, None)
@@ -130,6 +140,8 @@ class SourceRunner:
             _set_status(source, "error", one_line(exc), synced=False)
             raise
         _set_status(source, "ok", None, synced=True)
+        if added and self.bus is not None:
+            self.bus.publish(EventsStored(source.key, added))
         return added
 
     async def _poll(self, source: Source) -> float:
@@ -157,3 +169,18 @@ class SourceRunner:
     async def stop(self) -> None:
         for key in list(self._loops):
             await self.remove(key)
+        await self._closing.stop()
+
+
+def _thread_safe_wake(poll: Periodic) -> Callable[[], None]:
+    """``poll.wake`` callable from any thread (a push arrives on the source's own thread);
+    a call once the loop has closed is dropped: nothing is left to fetch with."""
+    loop = asyncio.get_running_loop()
+
+    def wake() -> None:
+        try:
+            loop.call_soon_threadsafe(poll.wake)
+        except RuntimeError:  # the loop closed: the app is quitting
+            pass
+
+    return wake

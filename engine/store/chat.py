@@ -206,3 +206,15 @@ def unprinted_replies() -> list[ChatMessage]:
 def mark_printed(message_id: int) -> None:
     meta = pw.fn.json_remove(ChatMessage.meta, f"$.{UNPRINTED}")
     ChatMessage.update({ChatMessage.meta: meta}).where(ChatMessage.id == message_id).execute()
+
+
+# replies the user opened ---------------------------------------------------------------------
+
+READ_AT = "read_at"
+"""When the user opened a notification's reply ("Open" on its toast or in the chat), in the
+reply's meta."""
+
+
+def mark_read(message_id: int, when: datetime) -> None:
+    meta = pw.fn.json_set(pw.fn.coalesce(ChatMessage.meta, "{}"), f"$.{READ_AT}", when.isoformat())
+    ChatMessage.update({ChatMessage.meta: meta}).where(ChatMessage.id == message_id).execute()

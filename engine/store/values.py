@@ -67,6 +67,7 @@ class RunStatus(StrEnum):
 class JobKind(StrEnum):
     REMINDER = "reminder"
     TASK = "task"
+    LATER = "later"  # "Remind me in 1 hour" on a notification: its text holds the notifications
 
 
 class JobStatus(StrEnum):

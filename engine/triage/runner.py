@@ -74,6 +74,10 @@ def _summary(errors: list[str]) -> str | None:
 HOLDS_FRESH = timedelta(hours=1)
 """How long a measure of the rule lines held for the user's yes is reused."""
 
+WAKE_SETTLE_SECONDS = 0.5
+"""How long a check woken by new events waits for more to arrive: a burst (a sync's pages,
+a run of ingests, a chat's messages) is one check."""
+
 
 class TicRunner:
     def __init__(
@@ -86,6 +90,7 @@ class TicRunner:
         batch_size: int = 50,
         max_attempts: int = 3,
         clock: Callable[[], datetime] = utcnow,
+        wake_settle: float = WAKE_SETTLE_SECONDS,
     ):
         self.decider = decider
         self.registry = registry
@@ -98,6 +103,17 @@ class TicRunner:
         self._holds_cache: tuple[tuple[int, int], datetime, frozenset[str]] | None = None
         self._schedule = Periodic(
             "tic-schedule", self._scheduled_tick, interval=15 * 60.0, logger=log, bus=bus
+        )
+        # New events wake the schedule's own loop (after a settle), so a woken check and a
+        # scheduled one never overlap, and a wake-up during a check runs one more after it.
+        self._wake = Periodic(
+            "tic-wake",
+            self._wake_schedule,
+            interval=None,
+            wait_first=True,
+            settle=wake_settle,
+            logger=log,
+            bus=bus,
         )
 
     @property
@@ -278,6 +294,7 @@ class TicRunner:
     def start(self, interval_minutes: float) -> None:
         self._schedule.set_interval(interval_minutes * 60.0)
         self._schedule.start()
+        self._wake.start()
 
     def set_interval(self, interval_minutes: float) -> None:
         self._schedule.set_interval(interval_minutes * 60.0)
@@ -285,8 +302,20 @@ class TicRunner:
     def check_now(self) -> None:
         self._schedule.wake()
 
+    def wake_soon(self) -> None:
+        """New events were stored: check within ``wake_settle`` seconds, whatever the
+        schedule (which stays the floor for anything missed). Wake-ups in the settle make one
+        check; one during a check makes one more right after it. Nothing happens before
+        ``start`` (a one-off command checks by itself)."""
+        if self._wake.running:
+            self._wake.wake()
+
     async def stop(self) -> None:
+        await self._wake.stop()
         await self._schedule.stop()
+
+    async def _wake_schedule(self) -> None:
+        self._schedule.wake()
 
     async def _scheduled_tick(self) -> None:
         await self.tick()

@@ -23,6 +23,8 @@ from engine.chat.answers import (
     search_answer,
     tool_answer,
 )
+from engine.chat.calendar_answer import calendar_question
+from engine.chat.digest import digest_request
 from engine.chat.intents import lookup_request, preference_change, reminder_request
 
 ZONE = timezone(timedelta(hours=1))
@@ -419,7 +421,11 @@ def test_the_honest_answer_gives_the_way_out_and_what_works():
 def test_every_example_offered_is_recognised_in_code():
     for _what, example in answers.WHAT_WORKS:
         recognised = (
-            preference_change(example) or reminder_request(example) or lookup_request(example)
+            preference_change(example)
+            or reminder_request(example)
+            or digest_request(example, NOW)
+            or calendar_question(example, NOW)
+            or lookup_request(example)
         )
         assert recognised, example
 

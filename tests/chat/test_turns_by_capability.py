@@ -13,6 +13,7 @@ from engine.agent.definitions import load_agent
 from engine.agent.loop import MemoryTranscript
 from engine.bus import ReplyFinished, ReplyStarted
 from engine.chat import answers
+from engine.chat.calendar_answer import no_calendar
 from engine.chat.history import history_rows
 from engine.clock import utcnow
 from engine.engine import Engine
@@ -153,7 +154,7 @@ async def test_a_capable_turn_reports_its_timing(engine, model):
 
 async def test_a_recognised_turn_on_a_capable_model_is_composed_too(engine, model):
     answer = await engine.hub.send("What's on my calendar tomorrow?")
-    assert answer.content == "Nothing on your calendar tomorrow."
+    assert answer.content == no_calendar("en")  # none is connected: it says how to
     assert model.calls == []
 
 

@@ -43,8 +43,14 @@ def row(message_id: int, role: str, content: str, **extra: Any) -> dict[str, Any
     return base | extra
 
 
-def tool_call(name: str) -> dict[str, Any]:
-    return {"name": name, "arguments": {}, "status": "done", "result_type": "json", "result": "[]"}
+def tool_call(name: str, **arguments: Any) -> dict[str, Any]:
+    return {
+        "name": name,
+        "arguments": arguments,
+        "status": "done",
+        "result_type": "json",
+        "result": "[]",
+    }
 
 
 MARIO = {
@@ -147,8 +153,8 @@ def test_history_in_order_without_synthetic_or_tool_only_steps(window: ChatWindo
         [
             row(1, "user", "What's on tomorrow?"),
             row(2, "assistant", "", tool_calls=[tool_call("search_events")]),
-            row(3, "assistant", "", tool_calls=[tool_call("get_event")]),
-            row(4, "assistant", "Two meetings."),
+            row(3, "assistant", "", tool_calls=[tool_call("schedule_job", kind="reminder")]),
+            row(4, "assistant", "Two meetings; I'll remind you of the first."),
             row(5, "assistant", "", is_synthetic=True, tool_calls=[tool_call("read_notification")]),
             row(6, "assistant", "Mario emailed you.", kind="notification", sources=["email"]),
             row(7, "user", "Thanks"),
@@ -157,12 +163,12 @@ def test_history_in_order_without_synthetic_or_tool_only_steps(window: ChatWindo
     assert window.message_ids() == [1, 4, 6, 7]
     assert window.bubble_texts() == [
         "What's on tomorrow?",
-        "Two meetings.",
+        "Two meetings; I'll remind you of the first.",
         "Mario emailed you.",
         "Thanks",
     ]
     user, reply, notification, _ = window.bubbles()
-    assert reply.tools.text() == "used search_events, get_event"
+    assert reply.tools.text() == "Reminder set"  # what changed; the look-up says nothing
     assert not reply.tools.isHidden()
     assert notification.tools.isHidden()  # read_notification belongs to the synthetic step
     assert user.role == "user" and reply.role == "assistant"
@@ -233,6 +239,27 @@ def test_format_timestamp() -> None:
 # streaming ------------------------------------------------------------------------------
 
 
+def test_a_change_gets_a_human_line_under_its_reply(window: ChatWindow) -> None:
+    window.add_user_message("stop telling me about LinkedIn")
+    rule = {"section": "never", "rule": "LinkedIn"}
+    window.on_tool_called(ToolCalled(1, "add_notification_rule", "done", rule))  # code ran it
+    window.on_reply_started(ReplyStarted(1, "user"))
+    window.on_reply_finished(
+        ReplyFinished(1, 5, "Done — I won't notify you about LinkedIn.", "user")
+    )
+    reply = window.bubbles()[-1]
+    assert reply.tools.text() == "Rule added to Never notify"
+    assert reply.tools.isVisibleTo(window)
+    window.load_history(
+        [
+            row(1, "user", "stop telling me about LinkedIn"),
+            row(2, "assistant", "", tool_calls=[tool_call("add_notification_rule", **rule)]),
+            row(3, "assistant", "Done — I won't notify you about LinkedIn."),
+        ]
+    )
+    assert window.bubbles()[-1].tools.text() == "Rule added to Never notify"
+
+
 def test_streaming_tokens_accumulate_then_finish(window: ChatWindow) -> None:
     window.add_user_message("hi")
     window.on_reply_started(ReplyStarted(1, "user"))
@@ -248,7 +275,7 @@ def test_streaming_tokens_accumulate_then_finish(window: ChatWindow) -> None:
     window.on_reply_finished(ReplyFinished(1, 42, "Hello, **there**!", "user"))
     assert window.bubble_texts() == ["hi", "Hello, there!"]
     assert window.message_ids() == [42]
-    assert pending.tools.text() == "used search_events"
+    assert pending.tools.isHidden()  # a look-up gets no line: the reply is what it found
     assert pending.time_label.text() == f"{datetime.now().astimezone():%H:%M}"
     assert pending.badge_texts() == [] and pending.why_button.isHidden()
 

@@ -21,6 +21,7 @@ import pytest
 import qasync
 
 from desktop.notify.notifier import (
+    LATER_LABEL,
     MUTE_LABEL,
     Notifier,
     Toast,
@@ -160,7 +161,11 @@ def native(run: Callable[[Awaitable[Any]], Any]) -> Iterator[Notifier]:
             note(1, "calendar", summary="Budget review moved to 15:00 tomorrow."),
             "Calendar: Budget review moved to 15:00 tomorrow.",
         ),
-        (note(1, "cron", summary="Water the plants."), "Reminder"),
+        (note(1, "cron", summary="Reminder: Water the plants."), "Reminder: Water the plants."),
+        (
+            dict(note(1, "email", "Tomas Herrera"), refs={"again": "later:3:x:0"}),
+            "Reminder: Email from Tomas Herrera",
+        ),
     ],
 )
 def test_title_names_the_source_and_the_sender(notification: dict[str, Any], title: str):
@@ -269,11 +274,11 @@ def test_summary_counts_notifications_and_lists_titles():
     ]
     s = summary_for(held)
     assert s.title == "While you were away: 4 notifications"
-    assert s.body == "Email from Marco (×2)\n2 notifications · Email, WhatsApp"
+    assert s.body == "Email from Marco (×2); 2 notifications · Email, WhatsApp"
     assert (s.message_id, s.notification_ids) == (3, [1, 2, 7, 8])
     assert summary_for([toast(5)]).title == "While you were away: 1 notification"
     many = summary_for([toast(i, f"Email from P{i}") for i in range(1, 8)])
-    assert many.body.splitlines() == [f"Email from P{i}" for i in (1, 2, 3)] + ["and 4 more"]
+    assert many.body.split("; ") == [f"Email from P{i}" for i in (1, 2, 3)] + ["and 4 more"]
 
 
 # -- pause and quiet hours (no D-Bus: native off, no tray → channel "chat") ------------------
@@ -345,7 +350,7 @@ async def test_quiet_hours_hold_until_the_window_ends(qapp):
     assert await notifier.flush_held() == "chat"
     ((summary, _),) = seen.delivered
     assert summary.title == "While you were away: 2 notifications"
-    assert summary.body == "Email from Tomas Herrera\nWhatsApp from Marco"
+    assert summary.body == "Email from Tomas Herrera; WhatsApp from Marco"
     assert summary.message_id == 2
     assert await notifier.flush_held() is None
 
@@ -378,7 +383,9 @@ def test_native_toast_reaches_the_notification_server(fake_server, native, run):
     assert sent["app_name"] == "TIC"
     assert sent["summary"] == "Email from Tomas Herrera"
     assert sent["body"] == "Tomas sent the invoice."
-    assert sent["actions"] == ["default", "", "open", "Open", "mute", MUTE_LABEL]
+    assert sent["actions"] == [
+        *("default", "", "open", "Open", "later", LATER_LABEL, "mute", MUTE_LABEL)
+    ]
 
 
 def test_mute_action_emits_mute_requested_for_that_toast(fake_server, native, run):
@@ -435,7 +442,7 @@ def test_summary_after_a_timed_pause_is_one_native_toast_that_opens_the_chat(
     run(scenario())
     (summary,) = fake_server.wait_for_notifications(1)
     assert summary["summary"] == "While you were away: 2 notifications"
-    assert summary["body"] == "Email from Tomas Herrera\nWhatsApp from Marco"
+    assert summary["body"] == "Email from Tomas Herrera; WhatsApp from Marco"
     assert summary["actions"] == ["default", "", "open", "Open"]
 
     fake_server.invoke(summary["id"], "default")
@@ -513,3 +520,76 @@ def test_session_starts_display_bus_and_tray_and_leaves_nothing_behind():
         tmp = session.tmp
     assert not any(os.path.exists(f"/proc/{pid}") for pid in pids)
     assert not tmp.exists()
+
+
+# -- reminders through a pause, what the summary names, "Remind me in 1 hour" ---------------
+
+
+def reminder(nid: int, text: str) -> dict[str, Any]:
+    return dict(note(nid, "cron", summary=f"Reminder: {text}"), event_type="cron.reminder")
+
+
+def test_the_summary_names_what_was_held():
+    held = [
+        toast_for(reply("x", reminder(1, "Call Mario"), message_id=1)),
+        *(toast_for(reply("x", note(i, "whatsapp", "Anna"), message_id=i)) for i in range(2, 6)),
+        toast_for(reply("x", note(6, "whatsapp", "Anna"), note(7, "email", "T <t@x.org>"))),
+        toast_for(reply("x", reminder(8, "Pay rent"), message_id=8)),
+    ]
+    s = summary_for(held)
+    assert s.title == "While you were away: 8 notifications"
+    assert s.body == "2 reminders: Call Mario, Pay rent; 5 messages from Anna; 1 email from T"
+    assert (s.message_id, s.notification_ids) == (8, [1, 2, 3, 4, 5, 6, 7, 8])
+    calendar = toast_for(reply("x", note(9, "calendar", summary="Design review moved.")))
+    assert summary_for([calendar]).body == "1 calendar change: Design review moved."
+
+
+async def test_reminders_the_user_set_come_through_a_pause_the_rest_waits(qapp):
+    notifier = Notifier(use_native=False)
+    seen = Recorder(notifier)
+    notifier.pause()
+    assert notifier.reminders_through  # the default
+    alone = toast_for(reply("Call Mario now.", reminder(1, "Call Mario"), message_id=1))
+    assert await notifier.show(alone) == "chat"
+    mixed = reply("Two things.", note(2, "whatsapp", "Anna"), reminder(3, "Pay rent"))
+    assert await notifier.show(toast_for(mixed)) == "chat"
+    again = dict(note(4, "email", "Tomas Herrera"), refs={"again": "later:1:x:0"})
+    assert await notifier.show(toast_for(reply("x", again, message_id=4))) == "chat"
+    task = dict(note(5, "cron", summary="Scheduled task: done"), event_type="cron.task")
+    assert await notifier.show(toast_for(reply("x", task, message_id=5))) == "held"
+
+    shown = [(t.title, t.body) for t, _ in seen.delivered]
+    assert shown == [
+        ("Reminder: Call Mario", "Call Mario now."),
+        ("Reminder: Pay rent", "Pay rent"),  # out of its reply; Anna's message waits
+        ("Reminder: Email from Tomas Herrera", "x"),
+    ]
+    notifier.resume()
+    await until(lambda: len(seen.delivered) == 4)
+    summary, _ = seen.delivered[-1]
+    assert summary.body == "1 message from Anna; 1 notification (Reminder)"
+    assert summary.notification_ids == [2, 5]
+
+
+async def test_with_the_setting_off_reminders_wait_like_the_rest(qapp):
+    notifier = Notifier(use_native=False)
+    seen = Recorder(notifier)
+    notifier.reminders_through = False
+    notifier.pause()
+    assert await notifier.show(toast_for(reply("x", reminder(1, "Call Mario")))) == "held"
+    notifier.resume()
+    await until(lambda: bool(seen.delivered))
+    ((summary, _),) = seen.delivered
+    assert summary.body == "1 reminder: Call Mario"
+
+
+def test_later_action_emits_later_requested_for_that_toast(fake_server, native, run):
+    seen: list[int] = []
+    native.laterRequested.connect(seen.append)
+    assert run(native.show(toast(9))) == "native"
+    (sent,) = fake_server.wait_for_notifications(1)
+
+    fake_server.invoke(sent["id"], "later")
+
+    run(until(lambda: bool(seen)))
+    assert seen == [9]

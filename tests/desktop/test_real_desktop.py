@@ -100,11 +100,18 @@ def desktop(tmp_path: Path) -> Iterator[tuple[object, object, dict[str, str], Wo
     (home / "data").mkdir(parents=True)
     (home / "data" / "notifications.md").write_text((TRIAGE_DEV / "rules-family.md").read_text())
     welcome.remember_first_start(Workspace(home))  # not the first start: it opens in the tray
+    browser = tmp_path / "browser"  # a fake browser: "Open" is recorded, not shown
+    browser.write_text(f'#!/bin/sh\necho "$@" >> {tmp_path / "browser.log"}\n')
+    browser.chmod(0o755)
     with isolated_session() as session:
         server = session.start_fake_notifications()
         session.start_trayer()
         env = dict(
-            session.env, TIC_HOME=str(home), QT_QPA_PLATFORM="xcb", TIC_ALLOW_MODEL_REQUESTS="1"
+            session.env,
+            TIC_HOME=str(home),
+            QT_QPA_PLATFORM="xcb",
+            TIC_ALLOW_MODEL_REQUESTS="1",
+            BROWSER=str(browser),  # where Qt sends a URL on a desktop it does not know
         )
         log = (tmp_path / "app.out").open("w")
         app = subprocess.Popen(
@@ -139,16 +146,14 @@ def test_tray_toast_feedback_and_chat_on_a_real_desktop(desktop, tmp_path):
     events = write_jsonl(tmp_path / "events.jsonl", [accountant])
     ingested = tic("ingest", str(events), env=env)
     assert "handed to the running app" in ingested.stdout, ingested.stderr
-    ticked = tic("tick", env=env)
-    assert "notified 1" in ticked.stdout and "running app" in ticked.stdout, ticked.stderr
 
-    (toast,) = server.wait_for_notifications(1, timeout=60)
+    (toast,) = server.wait_for_notifications(1, timeout=60)  # no tick: the ingest woke TIC
     assert toast["summary"] == "Email from Tomas Herrera"
     # the body begins with the facts: who, then what (composed: the embedded model is tiny)
     assert re.match(
         r"Tomas Herrera emailed you [\w ]*at \d\d:\d\d: \u201cQ3 VAT return\u201d", toast["body"]
     )
-    assert {"default", "open", "mute"} <= set(toast["actions"][::2])
+    assert {"default", "open", "later", "mute"} <= set(toast["actions"][::2])
 
     rules_file = workspace.root / "data" / "notifications.md"
     assert not ipc.request(workspace, {"cmd": "status"})["window_visible"]
@@ -162,22 +167,24 @@ def test_tray_toast_feedback_and_chat_on_a_real_desktop(desktop, tmp_path):
     wait_for(muted, 120, "a Never rule in data/notifications.md")
 
     tic("ingest", str(write_jsonl(tmp_path / "more.jsonl", [husband])), env=env)
-    assert "notified 1" in tic("tick", env=env).stdout
     toast = server.wait_for_notifications(2, timeout=60)[-1]
     assert toast["summary"] == "WhatsApp from Marco"
     assert re.match(
         r"Marco wrote on WhatsApp [\w ]*at \d\d:\d\d: \u201cPicked up the kids, all good\u201d",
         toast["body"],
     )
-    server.invoke(toast["id"], "default")
+    server.invoke(toast["id"], "default")  # "Open": the chat with Marco, in WhatsApp
+    opened = tmp_path / "browser.log"
+    wait_for(opened.exists, 30, "the browser to be asked")
+    assert opened.read_text().split() == ["https://wa.me/34600111222"]
+
+    second = tic(env=env)
+    assert second.returncode == 0 and "already running" in second.stdout
     wait_for(
         lambda: ipc.request(workspace, {"cmd": "status"})["window_visible"],
         30,
         "the chat window to open",
     )
-
-    second = tic(env=env)
-    assert second.returncode == 0 and "already running" in second.stdout
 
     taken = ipc.request(workspace, {"cmd": "screenshot"})
     assert taken["ok"]

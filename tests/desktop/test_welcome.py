@@ -15,7 +15,11 @@ from desktop.chat import welcome
 from desktop.chat.window import ChatWindow
 from desktop.qt import Qt, QtWidgets
 from engine.bus import ReplyFinished, ReplyStarted
+from engine.chat.calendar_answer import calendar_question
+from engine.chat.digest import DigestRequest, digest_request
+from engine.chat.firstrun import BUILTIN_CAN, BUILTIN_CANNOT, offer_text
 from engine.chat.intents import Lookup, lookup_request, preference_change, reminder_request
+from engine.modeltypes import DownloadState, ModelOffer
 from engine.triage.rules.parse import NEVER
 from engine.workspace import Workspace
 
@@ -44,11 +48,15 @@ def row(message_id: int, role: str, content: str) -> dict:
 
 
 def test_the_examples_are_ones_the_engine_recognises():
-    stop, calendar, remind = welcome.EXAMPLE_PROMPTS
+    stop, calendar, remind, missed = welcome.EXAMPLE_PROMPTS
     change = preference_change(stop)
     assert change is not None and change.section == NEVER and change.rule == "LinkedIn"
     assert preference_change(calendar) is None and reminder_request(calendar) is None
+    now = datetime(2026, 11, 10, 9, 0, tzinfo=UTC)
+    question = calendar_question(calendar, now)
+    assert question is not None and question.period.name == "tomorrow"
     assert lookup_request(calendar) == Lookup("upcoming_calendar", {"hours": 48}, "tomorrow")
+    assert digest_request(missed, now) == DigestRequest("en")
     assert reminder_request(remind) == {
         "text": "Call Mario",
         "at": "17:00",
@@ -60,11 +68,45 @@ def test_the_examples_are_ones_the_engine_recognises():
 def test_the_welcome_says_what_tic_is_and_how_to_start(chat):
     text = " ".join(chat.welcome.texts())
     assert welcome.TITLE in text
-    assert "offline" in text and "built-in model" in text
+    assert "runs on this computer" in text and "no cloud AI" in text
     assert "Settings → Accounts" in text
     assert "notification rules" in text
     for prompt in welcome.EXAMPLE_PROMPTS:
         assert prompt in text
+
+
+OFFER = ModelOffer("model-m", "Model M 3B", 2_020_000_000, "A good all-rounder.")
+
+
+def test_on_the_built_in_model_it_says_what_it_can_and_cant_do_and_offers_more(chat, qtbot):
+    chat.welcome.set_model(tiny=True, offer=OFFER)
+    text = " ".join(chat.welcome.texts())
+    assert BUILTIN_CAN in text and BUILTIN_CANNOT in text
+    assert "offline" in text and "built-in model" in text
+    assert offer_text(OFFER) in text
+    assert "2.0 GB, about 5 minutes to download at 50 Mbit/s" in text and "Optional" in text
+    button = chat.welcome.offer_button
+    assert button.text() == "Download and use Model M 3B" and button.isVisibleTo(chat)
+    with qtbot.waitSignal(chat.modelOfferAccepted, timeout=1000) as accepted:
+        qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert accepted.args == ["model-m"]
+    assert not button.isEnabled()  # one click: the app downloads it and switches to it
+    going = DownloadState("model-m", "Model M 3B", 505_000_000, 2_020_000_000, phase="downloading")
+    chat.welcome.set_download(going)
+    assert chat.welcome.offer_status.text().startswith("Model M 3B: 25 % — 505 MB of 2.0 GB")
+    failed = DownloadState("model-m", "Model M 3B", phase="failed", error="no internet")
+    chat.welcome.set_download(failed)
+    assert chat.welcome.offer_status.text() == "Model M 3B: download failed: no internet"
+    assert button.isEnabled()  # it may be tried again
+
+
+def test_on_a_capable_model_the_welcome_offers_nothing(chat):
+    chat.welcome.set_model(tiny=False, offer=None)
+    text = " ".join(chat.welcome.texts())
+    assert BUILTIN_CAN not in text and "Download" not in text
+    chat.welcome.set_model(tiny=True, offer=None)  # nothing fits this computer: said, not offered
+    text = " ".join(chat.welcome.texts())
+    assert BUILTIN_CANNOT in text and not chat.welcome.offer_button.isVisibleTo(chat)
 
 
 # --- once per workspace --------------------------------------------------------------

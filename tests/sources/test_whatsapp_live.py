@@ -547,3 +547,16 @@ def test_real_neonize_client_accepts_the_handlers(tmp_path: Path) -> None:
     registered = set(client.event.list_func)
     assert 17 in registered  # MessageEv
     assert {3, 6, 12} <= registered  # Connected, LoggedOut, Disconnected
+
+
+async def test_each_message_has_the_runner_fetch_it_at_once(live: Any) -> None:
+    source, _qr_codes, _pushed = live
+    woken = threading.Event()
+    source.watch(woken.set)
+    client = await _connected(source)
+    assert not woken.is_set()
+
+    client.emit("MessageEv", message_ev(text("I'm at A&E with grandma"), msg_id="W1"))
+
+    assert woken.is_set()  # said on the client's thread, as the message came
+    assert [e.id for e in (await source.fetch(None)).events] == ["whatsapp:W1"]

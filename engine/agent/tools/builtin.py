@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from engine.agent.tools.base import ToolRegistry
 from engine.agent.tools.delegate import DelegateTool
+from engine.agent.tools.digest import DigestTool
 from engine.agent.tools.files import EditFileTool, ReadFileTool, WriteFileTool
 from engine.agent.tools.jobs import CancelJobTool, ListJobsTool, ScheduleJobTool
 from engine.agent.tools.lookup import SearchEventsTool, UpcomingCalendarTool
@@ -29,6 +30,7 @@ def build_registry(jobs: JobScheduler | None = None) -> ToolRegistry:
             AcceptRuleReadingTool(),
             SearchEventsTool(),
             UpcomingCalendarTool(),
+            DigestTool(),
             DelegateTool(),
         ]
     )

@@ -78,7 +78,7 @@ class UpcomingCalendarTool(Tool):
     description = "List calendar events starting within the next `hours` hours (default 48)."
     parameters = {
         "type": "object",
-        "properties": {"hours": {"type": "integer", "minimum": 1, "maximum": 24 * 31}},
+        "properties": {"hours": {"type": "integer", "minimum": 1, "maximum": 24 * 366}},
         "additionalProperties": False,
     }
     category = "Lookup"

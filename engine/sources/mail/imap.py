@@ -23,7 +23,10 @@ and a note in ``Event.notes``, or, when nothing can be read, skipped with a warn
 way the cursor moves past it and the rest of the page is stored.
 
 The blocking imapclient calls run in a worker thread; one connection is kept only while
-pages follow each other (``more=True``) and is closed after the last page."""
+pages follow each other (``more=True``) and is closed after the last page. Where the server
+offers IDLE, one more connection waits on the first folder (``watch``,
+:mod:`engine.sources.mail.idle`) and has the account fetched as soon as mail arrives; the
+poll interval stays the fallback, and the other folders are read at each fetch."""
 
 from __future__ import annotations
 
@@ -33,7 +36,7 @@ import logging
 import re
 import ssl as ssl_lib
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -53,6 +56,7 @@ from engine.sources.mail.headers import (
     parse_header_block,
     parse_sender,
 )
+from engine.sources.mail.idle import IdleWatcher
 from engine.sources.mail.text import (
     MimePart,
     attachment_names,
@@ -317,6 +321,7 @@ class ImapSource(Source):
         self._password = password
         self._client: imapclient.IMAPClient | None = None
         self._lock = threading.Lock()  # one command sequence on the connection at a time
+        self.idle: IdleWatcher | None = None
 
     @property
     def secret_name(self) -> str:
@@ -329,7 +334,22 @@ class ImapSource(Source):
     async def fetch(self, cursor: str | None) -> Batch:
         return await asyncio.to_thread(self._fetch_blocking, cursor)
 
+    def watch(self, on_new: Callable[[], None]) -> None:
+        """IDLE on the first folder: ``on_new`` as soon as the server reports new mail."""
+        if self.idle is None and self.folders:
+            self.idle = IdleWatcher(
+                self._connect,
+                self.folders[0],
+                on_new,
+                name=f"imap-idle:{self.key}",
+                translate=self._translate,
+            )
+            self.idle.start()
+
     async def close(self) -> None:
+        idle, self.idle = self.idle, None
+        if idle is not None:
+            await asyncio.to_thread(idle.stop)
         await asyncio.to_thread(self._close_blocking)
 
     # -- connection --

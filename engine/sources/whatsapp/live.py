@@ -6,9 +6,10 @@ the workspace, readable by the user only (file 0600, folder 0700).
 
 neonize's client blocks, so it runs on a background thread. Its message events are converted to
 canonical events and pushed into a thread-safe queue that :meth:`WhatsAppLiveSource.fetch`
-drains (the runner polls it every few seconds); ``on_event`` is called for each one too, on the
-event loop. Nothing the client raises escapes as a traceback: a disconnect becomes a
-TransientError on the next fetch, a logout becomes NeedsSignIn.
+drains: each message wakes the runner at once (``watch``), and it polls every few seconds
+besides; ``on_event`` is called for each one too, on the event loop. Nothing the client
+raises escapes as a traceback: a disconnect becomes a TransientError on the next fetch, a
+logout becomes NeedsSignIn.
 """
 
 from __future__ import annotations
@@ -348,6 +349,7 @@ class WhatsAppLiveSource(Source):
         self._client: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._group_names: dict[str, str] = {}
+        self._on_new: Callable[[], None] | None = None
         secure_session_storage(self.session_db)
 
     # -- the runner's side
@@ -370,6 +372,10 @@ class WhatsAppLiveSource(Source):
         elif disconnected:
             raise TransientError("WhatsApp is disconnected; reconnecting")
         return Batch(events=[], cursor=cursor)
+
+    def watch(self, on_new: Callable[[], None]) -> None:
+        """Each message, as it comes, has the runner fetch it at once."""
+        self._on_new = on_new
 
     async def close(self) -> None:
         self._stopping = True
@@ -542,6 +548,9 @@ class WhatsAppLiveSource(Source):
                     update={"chat": event.chat.model_copy(update={"name": name})}
                 )
         self._queue.put(event)
+        on_new = self._on_new
+        if on_new is not None:
+            on_new()
         if self.on_event is not None:
             self._call_soon(self.on_event, event, "on_event failed")
 

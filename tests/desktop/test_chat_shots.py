@@ -1,0 +1,46 @@
+"""Pictures of the chat under Xvfb: the first-run welcome on the built-in model, with the
+bigger model on offer, and a digest answered in English and in Spanish (made by
+tests/desktop/chat_shot.py; ``TIC_UPDATE_SCREENSHOT=1`` refreshes the README's
+docs/digest.png)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.cli_helpers import ROOT
+
+README_SHOT = ROOT / "docs" / "digest.png"
+
+
+@pytest.mark.skipif(
+    not all(shutil.which(t) for t in ("Xvfb", "dbus-daemon")),
+    reason="needs Xvfb and dbus-daemon (.ci/run installs them)",
+)
+def test_pictures_of_the_welcome_and_a_digest_under_xvfb(tmp_path):
+    from tests.desktop.session import isolated_session
+    from tests.desktop.test_real_desktop import distinct_colours
+
+    out = tmp_path / "shots"
+    with isolated_session() as session:
+        env = dict(session.env, QT_QPA_PLATFORM="xcb", PYTHONPATH=str(ROOT), TZ="UTC")
+        done = subprocess.run(
+            [sys.executable, "-m", "tests.desktop.chat_shot", str(tmp_path / "h"), str(out)],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert done.returncode == 0, done.stderr
+    for name in ("welcome.png", "digest.png"):
+        assert distinct_colours(out / name) > 20, name
+    if os.environ.get("TIC_UPDATE_SCREENSHOT"):  # refresh the README's picture on purpose
+        shutil.copyfile(out / "digest.png", README_SHOT)
+    if os.environ.get("TIC_SHOTS_DIR"):  # to look at them
+        for name in ("welcome.png", "digest.png"):
+            shutil.copyfile(out / name, os.path.join(os.environ["TIC_SHOTS_DIR"], name))
