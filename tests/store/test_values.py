@@ -48,7 +48,7 @@ COLUMNS = [
     ),
     (ChatToolCall, "result_type", ToolResultType, {"string", "json"}),
     (AgentRun, "status", RunStatus, {"running", "ok", "error"}),
-    (Job, "kind", JobKind, {"reminder", "task"}),
+    (Job, "kind", JobKind, {"reminder", "task", "later"}),
     (Job, "status", JobStatus, {"active", "done", "cancelled"}),
     (
         Job,
