@@ -192,7 +192,7 @@ def test_a_password_in_a_url_never_reaches_the_log_file_or_the_terminal(workspac
     logsetup.setup_console(stream=terminal)
     path = logsetup.setup_logging(workspace)
     log = logging.getLogger("engine.test")
-    url = "http://alice:s3cr3t@llm-box.quillon-partners.example:8080/v1"
+    url = "http://alice:s3cr3t@llm-box.example:8080/v1"
     log.warning("model server %s unreachable", url)
     try:
         raise ConnectionError(f"cannot reach {url}")
@@ -201,6 +201,6 @@ def test_a_password_in_a_url_never_reaches_the_log_file_or_the_terminal(workspac
     logsetup.teardown_logging()
     text = path.read_text()
     assert "s3cr3t" not in text + terminal.getvalue()
-    assert "model server http://alice:***@llm-box.quillon-partners.example:8080/v1 unreachable" in text
-    assert "ConnectionError: cannot reach http://alice:***@llm-box.quillon-partners.example:8080/v1" in text
-    assert "http://alice:***@llm-box.quillon-partners.example:8080/v1" in terminal.getvalue()
+    assert "model server http://alice:***@llm-box.example:8080/v1 unreachable" in text
+    assert "ConnectionError: cannot reach http://alice:***@llm-box.example:8080/v1" in text
+    assert "http://alice:***@llm-box.example:8080/v1" in terminal.getvalue()

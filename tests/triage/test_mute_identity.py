@@ -333,7 +333,7 @@ async def test_a_mute_that_would_silence_others_is_not_added_and_says_why(
     workspace.rules_file.write_text("## Always notify\n- Emails from Tomas Herrera\n")
     model.default = reply("ok")
     first = make_event(sender=TOMAS, subject="VAT")
-    other = make_event(sender={"name": "Tomas Herrera", "address": "t@herrera-second-office.example"})
+    other = make_event(sender={"name": "Tomas Herrera", "address": "t@hx2.example"})
     for event in (first, other):  # a reply each
         ingest([event])
         await engine.tic.tick()
