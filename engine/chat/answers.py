@@ -113,7 +113,9 @@ def _yours(text: str) -> str:
     )
 
 
-def _local(value: object, now: datetime) -> datetime | None:
+def local_moment(value: object, now: datetime) -> datetime | None:
+    """An ISO time from a tool's result in the zone of ``now`` (a time without an offset is
+    read in it); None when there is none or it is no time."""
     if not isinstance(value, str) or not value:
         return None
     try:
@@ -298,7 +300,7 @@ REPEATS = {"daily": "every day", "weekdays": "every weekday", "monthly": "every 
 def _job_when(job: dict[str, Any], now: datetime, *, today: str = "") -> str:
     """When a job runs, from its next run and repeat: "at 17:00", "tomorrow at 09:00",
     "every Monday at 09:00" (``today`` names the current day, if wanted)."""
-    moment = _local(job.get("next_run"), now)
+    moment = local_moment(job.get("next_run"), now)
     if moment is None:
         return "(not scheduled)"
     clock = _clock(moment)
@@ -483,7 +485,7 @@ def calendar_answer(period: str, events: list[dict[str, Any]], now: datetime) ->
     start, end, heading, none = _calendar_window(period, now)
     inside = []
     for event in events:
-        moment = _local(event.get("start"), now)
+        moment = local_moment(event.get("start"), now)
         if moment is not None and start <= moment < end:
             inside.append((moment, event))
     inside.sort(key=lambda pair: pair[0])
@@ -502,7 +504,7 @@ def calendar_answer(period: str, events: list[dict[str, Any]], now: datetime) ->
 
 
 def _event_line(event: dict[str, Any], now: datetime, *, with_sender: bool) -> str:
-    moment = _local(event.get("time"), now)
+    moment = local_moment(event.get("time"), now)
     when = ""
     if moment is not None:
         day = _day(moment, now)
@@ -540,7 +542,7 @@ def search_answer(
         lines = [_event_line(e, now, with_sender=True) for e in events]
         return f"What I found about {about}:\n{_bullets(lines)}"
     who = senders.pop() if len(senders) == 1 else about
-    times = [_local(e.get("time"), now) for e in events]
+    times = [local_moment(e.get("time"), now) for e in events]
     today = all(t is not None and t.date() == now.date() for t in times)
     if len(events) >= limit:
         head = f"{who}'s latest messages:"

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from engine.chat.answers import local_moment
 from engine.chat.compose import escape, short
 from engine.chat.days import Period, calendar_period, read_days
 from engine.chat.reading import Reading
@@ -79,25 +80,13 @@ def _title(w: Words, event: dict[str, Any]) -> str:
     return f"{title} ({place})" if place else title
 
 
-def _start(value: object, now: datetime) -> datetime | None:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=now.tzinfo)
-    return moment.astimezone(now.tzinfo)
-
-
 def calendar_answer(question: CalendarQuestion, events: list[dict[str, Any]], now: datetime) -> str:
     """The events of the period, in the question's language: "Tomorrow: 15:00 Roof
     inspection." or "Nothing on your calendar on Wednesday 12 November."."""
     w, period = words(question.language), question.period
     inside = []
     for event in events:
-        moment = _start(event.get("start"), now)
+        moment = local_moment(event.get("start"), now)
         if moment is not None and period.start <= moment < period.end:
             inside.append((moment, event))
     inside.sort(key=lambda pair: pair[0])

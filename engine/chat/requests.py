@@ -24,13 +24,6 @@ from engine.triage.rules.explain import LineExplanation, explain_rule
 from engine.triage.rules.names import name_list
 from engine.triage.rules.parse import CUSTOM
 
-_FILLER = re.compile(
-    r"^(?:(?:ok(?:ay)?|so|well|hey|oye|bueno|also|alors|allora|ent[aã]o)[,!.\s]+)+|"
-    r"[,.!\s]*\b(?:pls|plz|please|por favor|porfa|bitte|s'il te pla[iî]t|stp|svp|per favore|"
-    r"por favor|thanks|thank you|gracias|danke|merci|obrigad[oa]|grazie)[.!\s]*$",
-    re.IGNORECASE,
-)
-
 
 @dataclass(frozen=True)
 class ReadRequest:
@@ -47,9 +40,15 @@ class ReadRequest:
 
 @cache
 def _lead_in() -> re.Pattern[str]:
-    """A request's opening words that decide nothing ("from now on", "could you"), from
-    the language data, matched on the folded text."""
-    return re.compile(rf"^(?:{phrase_pattern('clauses.lead_ins')}[\s,:]*)+")
+    """A request's opening words that decide nothing ("from now on", "could you", "ok"),
+    from the language data, matched on the folded text."""
+    return re.compile(rf"^(?:{phrase_pattern('clauses.lead_ins')}[\s,.:!]*)+")
+
+
+@cache
+def _courtesy() -> re.Pattern[str]:
+    """The courtesies a request ends with ("…, thanks!"), from the language data."""
+    return re.compile(rf"(?:[\s,.!]*{phrase_pattern('clauses.courtesies')})+[\s.!]*$")
 
 
 @cache
@@ -60,8 +59,11 @@ def _pronoun() -> re.Pattern[str]:
 def _tidy(text: str) -> str:
     text = " ".join(text.split())
     for _ in range(3):
-        text = _FILLER.sub("", text).strip()
         folded, where = fold_with_map(text)
+        end = _courtesy().search(folded)
+        if end and end.start() > 0:
+            text = text[: where[end.start()]].strip()
+            folded, where = fold_with_map(text)
         lead = _lead_in().match(folded)
         if lead and lead.end() < len(folded):
             text = text[where[lead.end()] :].strip(" ,")

@@ -12,10 +12,8 @@ from typing import Literal
 
 import peewee as pw
 
-from engine.events import Event
 from engine.store.models import ChatMessage, EventRecord
-from engine.store.recent import StoredEvent
-from engine.store.values import EventStatus
+from engine.store.recent import StoredEvent, stored_events
 
 DIGEST_UNTIL = "digest_until"
 MAX_EVENTS = 2000  # events one digest reads (newest kept); it says how many it counted
@@ -41,19 +39,7 @@ def events_between(
         .order_by(EventRecord.time.desc(), EventRecord.id.desc())
         .limit(max(0, limit))
     )
-    out = []
-    for row in rows:
-        try:
-            event = Event.model_validate_json(row.payload)
-        except ValueError:
-            continue
-        done = row.status == EventStatus.DONE
-        out.append(
-            StoredEvent(
-                event, row.processed_at if done else None, row.decision_notify if done else None
-            )
-        )
-    return out[::-1]
+    return stored_events(rows)[::-1]
 
 
 def last_looked(session_id: int | None, now: datetime) -> tuple[datetime, Looked] | None:

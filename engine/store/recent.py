@@ -3,6 +3,7 @@ rules preview). Read-only: nothing here changes an event's status or decision.""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -28,6 +29,12 @@ def recent_events(limit: int) -> list[StoredEvent]:
         .order_by(EventRecord.time.desc(), EventRecord.id.desc())
         .limit(max(0, limit))
     )
+    return stored_events(rows)
+
+
+def stored_events(rows: Iterable[EventRecord]) -> list[StoredEvent]:
+    """Each row as its event with what TIC decided; a row that no longer parses is left
+    out (the tick that meets it sets it aside and says so)."""
     out = []
     for row in rows:
         try:

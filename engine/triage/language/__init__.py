@@ -70,7 +70,7 @@ PHRASE_KEYS = {
         "card_details",
         "junk_folders",
     ),
-    "clauses": ("widening", "lead_ins"),
+    "clauses": ("widening", "lead_ins", "courtesies"),
     "words": ("second_person", "messages", "pronouns", "titles"),
     "amounts": ("over", "under", "words", "currencies"),
     "kinds": (
