@@ -231,7 +231,7 @@ def test_named_chat(text: str, found: Match, rest: str) -> None:
         (
             "Emails about the Acme launch from Acme",
             M(topics=("acme", "launch")),
-            "Emails about from Acme",
+            "Emails from Acme",
         ),
         (
             "Anything about Mãe, Pai or the school",
@@ -241,9 +241,40 @@ def test_named_chat(text: str, found: Match, rest: str) -> None:
         (
             "Emails regarding tax returns, always",
             M(topics=("tax", "returns")),
-            "Emails regarding , always",
+            "Emails , always",
         ),
         ("Emails from Anna", M(), "Emails from Anna"),
+        # a verb that says what the message mentions, and what it lists (articles are not
+        # topics); a mention of the user is not a topic
+        (
+            "LinkedIn only if a recruiter mentions a fee, a day rate or a salary.",
+            M(topics=("fee", "rate", "salary"), topic_min=1),
+            "LinkedIn only if a recruiter .",
+        ),
+        (
+            "Correos que mencionen una multa o un requerimiento",
+            M(topics=("multa", "requerimiento"), topic_min=1),
+            "Correos",
+        ),
+        ("unless someone mentions me", M(), "unless someone mentions me"),
+        ("only @mentions or hotfix", M(), "only @mentions or hotfix"),
+        # a frame that holds the topic, where the verb comes last
+        (
+            "Kita Sonnenblume, wenn es um Abholung oder Krankheit geht",
+            M(topics=("abholung", "krankheit"), topic_min=1),
+            "Kita Sonnenblume, wenn",
+        ),
+        (
+            "De school, alleen als het over ophalen of een ziek kind gaat",
+            M(topics=("ophalen", "ziek"), topic_min=1),
+            "De school, alleen als",
+        ),
+        # the topic ends where a time window starts
+        (
+            "only when it mentions a deadline within the next two days",
+            M(topics=("deadline",), topic_min=2),
+            "only when it within the next two days",
+        ),
     ],
 )
 def test_about(text: str, found: Match, rest: str) -> None:
@@ -334,8 +365,8 @@ def test_names(text: str, found: Match, rest: str) -> None:
             "",
             M(names=("Payroll",)),
         ),
-        ("Emails about from Acme", M(topics=("acme", "launch")), "the Acme launch", M()),
-        ("Emails about from Acme", M(), "the Acme launch", M(names=("Acme",))),
+        ("Emails from Acme", M(topics=("acme", "launch")), "the Acme launch", M()),
+        ("Emails from Acme", M(), "the Acme launch", M(names=("Acme",))),
     ],
 )
 def test_names_leave_out_what_is_already_read(

@@ -47,7 +47,7 @@ POOL = [
         ("Courriels du pressing", "Never notify", ("pressing",)),
         ("Emails where someone thanks me", "Custom rules", ("thanks",)),
         ("Anything my kids' school sends is important", "Always notify", ("kids", "school")),
-        ("linkedin only if a recruiter mentions a salary", "Custom rules", ("salary",)),
+        ("linkedin only if a recruiter quotes a salary", "Custom rules", ("quotes", "salary")),
     ],
 )
 def test_a_narrow_line_whose_object_is_not_read_is_flagged_never_broadened(
@@ -70,6 +70,38 @@ def test_the_partly_read_line_says_what_the_rest_reads() -> None:
         "the rest reads \u201cNever notify: emails\u201d)"
     )
     assert explained.to_json()["unread"] == ["tintorería"]
+
+
+@pytest.mark.parametrize(
+    ("line", "reading", "decided"),
+    [
+        (
+            "LinkedIn only if a recruiter mentions a salary",
+            "Notify from LinkedIn only if recruiters and hiring about salary; otherwise don't",
+            [None, None, None, None, False],  # LinkedIn's job list names no salary
+        ),
+        (
+            "Kita Sonnenblume, wenn es um Abholung oder Krankheit geht",
+            "Notify: from Kita Sonnenblume mentioning abholung or krankheit",
+            [None] * len(POOL),
+        ),
+    ],
+)
+def test_what_a_line_says_a_message_mentions_is_its_topic(
+    line: str, reading: str, decided: list[bool | None]
+) -> None:
+    """ "mentions a salary", "wenn es um … geht": the object is kept as the line's topic,
+    so the line is read whole and decides only the messages it names."""
+    rules = f"## Custom rules\n- {line}\n"
+    (explained,) = explain(rules)
+    assert explained.understood, explained.sentence
+    assert explained.sentence == reading
+    assert [decide(rules, **m) for m in POOL] == decided
+    said = mail(
+        "LinkedIn", "inmail@linkedin.com", "A recruiter sent you a message", "The salary is 90k."
+    )
+    if decided[-1] is False:
+        assert decide(rules, **said) is True
 
 
 def test_a_line_read_whole_is_applied() -> None:

@@ -8,7 +8,13 @@ from datetime import timedelta
 import pytest
 
 from engine.triage.classifier.text import fold
-from engine.triage.language import LANGUAGES, PHRASE_KEYS, language, phrase_pattern
+from engine.triage.language import (
+    LANGUAGES,
+    OPTIONAL_KEYS,
+    PHRASE_KEYS,
+    language,
+    phrase_pattern,
+)
 from engine.triage.rules.extract import parse_fragment
 from engine.triage.rules.vocab import DAY_ALIASES
 
@@ -21,7 +27,11 @@ def test_every_language_fills_every_table(code: str) -> None:
     assert data.identity_words
     for table, keys in PHRASE_KEYS.items():
         for key in keys:
+            if f"{table}.{key}" in OPTIONAL_KEYS:
+                continue
             assert data.phrases[f"{table}.{key}"], f"{code}: {table}.{key} is empty"
+    said = [data.phrases[k] for k in sorted(OPTIONAL_KEYS)]
+    assert any(said), f"{code}: no way to say what a message mentions"
     assert set(range(1, 13)) <= set(data.numbers.values()), f"{code}: numbers 1–12"
     assert sorted(set(data.weekdays.values())) == list(range(7))
 

@@ -70,8 +70,16 @@ PHRASE_KEYS = {
         "card_details",
         "junk_folders",
     ),
-    "clauses": ("widening", "lead_ins", "courtesies"),
-    "words": ("second_person", "messages", "pronouns", "titles"),
+    "clauses": (
+        "widening",
+        "lead_ins",
+        "courtesies",
+        "about",
+        "mentioning",
+        "about_frames",
+        "said_after",
+    ),
+    "words": ("second_person", "messages", "pronouns", "titles", "me", "or"),
     "amounts": ("over", "under", "words", "currencies"),
     "kinds": (
         "auto_reply_cues",
@@ -101,6 +109,10 @@ PHRASE_KEYS = {
     "digest": ("asks", "about", "email", "whatsapp"),
     "calendar": ("asks", "next_event"),
 }
+OPTIONAL_KEYS = frozenset({"clauses.mentioning", "clauses.about_frames", "clauses.said_after"})
+"""Constructions a language may not have: a frame around the topic or a verb after a quoted
+word ("wenn es um X geht", "wenn „dringend“ drinsteht") where the verb comes last, a verb
+before it ("mentioning X") where it does not."""
 DATA_KINDS = ("auto_reply", "login_code", "calendar_reply")
 """Kinds whose message cues and rule words are the language data's alone (``kinds``)."""
 

@@ -28,7 +28,15 @@ from typing import Any
 from engine.triage.classifier import fold, words
 from engine.triage.classifier.amounts import limit_in
 from engine.triage.classifier.text import fold_with_map, language
-from engine.triage.language import function_words, identity_words, phrase_pattern
+from engine.triage.language import (
+    LANGUAGES,
+    function_words,
+    identity_words,
+    phrase_pattern,
+    phrase_regex,
+    phrases,
+)
+from engine.triage.language import language as language_data
 from engine.triage.rules.kindwords import KIND_WORDS, is_kind_word
 from engine.triage.rules.match import Match, digits
 from engine.triage.rules.names import VOCAB, example_list, is_german, name_list
@@ -40,6 +48,8 @@ Extracted = tuple[Match, str]
 
 NOTHING = Match()
 
+FUNCTION_WORDS = function_words()
+"""Words of every supported language that carry no condition of their own."""
 QUOTED = re.compile(r"[\"“”„«»]([^\"“”„«»]{1,80})[\"“”„«»]|(?<![\w])'([^']{1,80})'(?![\w])")
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 DOMAIN = re.compile(r"(?<![\w.@-])@?((?:[a-z0-9][a-z0-9-]*\.)+[a-z]{2,})(?![\w-])", re.I)
@@ -64,16 +74,56 @@ DURATION = re.compile(
     rf"(\d+|{NUMBER})\s*" + UNITS + r"\b",
     re.I,
 )
-ABOUT = re.compile(
-    r"\b(?:(?:about(?!\s+to\b)|regarding|concerning|related to|on the topic of|acerca de|"
-    r"sobre|uber|betreffend|concernant|a respeito de|riguardo a?|(?:talks?|speaks?|writes?) about|"
-    r"(?:is|are) about|hablan? de|avisen? de|spricht (?:uber|von)|(?:es )?geht (?:es )?um|"
-    r"falam? (?:de|do|da|dos|das)|parlano di|parla (?:di|del|della|dei))\s+|"
-    r"(?:a propos|au sujet|parlent|parle) d(?:'|e\s+|u\s+|es\s+))(.+?)"
-    r"(?=$|[.;:!?]|\bonly\b|\bif\b|\bwhen\b|\bunless\b|\bfrom\b|\bnot\b|,\s*"
-    r"(?:always|never|tell|notify|whoever|even|or|and|o|y|ou|et|oder|und|e)\b)",
-    re.I,
+_ABOUT_END = (
+    r"(?=$|[.;:!?]|\s+(?:within|in the next|dentro de|innerhalb|dans les|nas proximas|entro)\b|"
+    r"\bonly\b|\bif\b|\bwhen\b|\bunless\b|\bfrom\b|\bnot\b|,\s*"
+    r"(?:always|never|tell|notify|whoever|even|or|and|o|y|ou|et|oder|und|e)\b)"
 )
+
+
+def _connector(phrase: str) -> str:
+    """One "about" connector as a regular expression, with the space after it ("a propos d'"
+    runs into its word)."""
+    if phrase.endswith("'"):
+        return phrase_regex(phrase[:-1]) + r"['’]\s*"
+    return phrase_regex(phrase) + r"\s+"
+
+
+_CONJUNCTIONS = ("to", "or", "and", "o", "y", "u", "e", "ou", "et", "oder", "und", "of", "en")
+"""Words that cannot start what a clause is about ("about to start", "mentions or …")."""
+
+
+def _about_patterns() -> tuple[tuple[re.Pattern[str], bool], ...]:
+    """The clause's "about X" (``clauses.about``, ``clauses.mentioning``: X runs to the
+    next clause) and the frames that hold X inside them (``clauses.about_frames``: "es um X
+    geht"), from the language data; X is the group ``topic``. Each pattern comes with
+    whether a list of people it names is whom the line means ("about Mãe or Pai": only
+    after "about"). X is never the user ("mentions me" is a mention) nor the start of
+    "about to"."""
+    not_topic = "|".join(phrase_regex(p) for p in (*phrases("words.me"), *_CONJUNCTIONS))
+    frames = [
+        rf"(?<![\w'-]){phrase_regex(before)}\s+(?P<topic>.+?)\s+{phrase_regex(after)}(?![\w'-])"
+        for before, after in (frame.split("{}") for frame in phrases("clauses.about_frames"))
+        if before.strip() and after.strip()
+    ]
+
+    def prefixed(key: str) -> str:
+        connectors = "|".join(_connector(p) for p in phrases(key))
+        return (
+            rf"(?<![\w'@-])(?:{connectors})(?!(?:{not_topic})(?![\w'-]))"
+            rf"(?P<topic>.+?){_ABOUT_END}"
+        )
+
+    return (
+        *((re.compile(f), False) for f in frames),
+        (re.compile(prefixed("clauses.mentioning")), False),
+        (re.compile(prefixed("clauses.about")), True),
+    )
+
+
+ABOUT = _about_patterns()
+
+
 SENDER_PREP = re.compile(
     r"(?:^|\s)(?:from|by|at|on|de|del|de la|de los|de las|von|vom|von der|der|dem|du|des|"
     r"de l'|d'|do|da|dos|das|di|dal|dalla|della|dello|dai|degli|bei|van|van de|van het)\s+(?=\S)",
@@ -223,12 +273,15 @@ def quoted(text: str) -> Extracted:
     chats: list[str] = []
     names: list[str] = []
     kinds_quoted: list[str] = []
+    contained: list[str] = []
     for q1, q2 in QUOTED.findall(text):
         q = q1 or q2
         at = low.find(fold(q))
         after, before = low[at + len(q) :][:40], low[:at][-30:]
         near = f"{after} {before}"
-        if re.search(r"\b(subject|title|asunto|betreff|objet|assunto|oggetto)\b", near):
+        if _said_quote(before, after):
+            contained.append(q)  # "messages containing "hotfix"", "wenn „dringend“ drinsteht"
+        elif re.search(r"\b(subject|title|asunto|betreff|objet|assunto|oggetto)\b", near):
             subject_phrases.append(q)
         elif re.search(
             r"\b(group|chat|channel|grupo|gruppe|groupe|gruppo)\b",
@@ -253,7 +306,39 @@ def quoted(text: str) -> Extracted:
         subject_phrases=tuple(p.strip() for p in subject_phrases),
         described=tuple(described),
     )
+    if contained:
+        topics = tuple(w for q in contained for w in words(q))
+        one = len(contained) == 1
+        found = replace(found, topics=topics, topic_min=len(topics) if one else 1)
+        text = re.sub(SAID_QUOTE, " ", text, flags=re.I)
     return found, QUOTED.sub(_addresses_in_quotes, text)
+
+
+def _said_connectors() -> tuple[str, str]:
+    """What says a quoted word is in the message: a connector before it ("containing",
+    "que mencionen", "about") or, where the verb comes last, a verb after it ("drinsteht")."""
+    before = "|".join(
+        phrase_regex(p) for p in (*phrases("clauses.mentioning"), *phrases("clauses.about"))
+    )
+    after = "|".join(phrase_regex(p) for p in phrases("clauses.said_after"))
+    return before, after
+
+
+_SAID_BEFORE, _SAID_AFTER = _said_connectors()
+SAID_QUOTE = (
+    rf"(?<![\w'-])(?:{_SAID_BEFORE})(?=\s*{QUOTED.pattern})"
+    rf"|(?<=[\"“”„«»'])\s*(?:{_SAID_AFTER})(?![\w'-])"
+)
+"""A connector that says the quote beside it is what a message contains, to take out of the
+text once the quote is read."""
+
+
+def _said_quote(before: str, after: str) -> bool:
+    """The quote between ``before`` and ``after`` (folded) is what a message says."""
+    return bool(
+        re.search(rf"(?<![\w'-])(?:{_SAID_BEFORE})\s*[\"“”„«»']?$", before)
+        or (_SAID_AFTER and re.match(rf"[\"“”„«»']?\s*(?:{_SAID_AFTER})(?![\w'-])", after))
+    )
 
 
 SECOND_PERSON = re.compile(phrase_pattern("words.second_person"))
@@ -838,21 +923,35 @@ def named_chat(text: str) -> Extracted:
     return Match(chats=(m.group(1).strip(),)), text.replace(m.group(1), " ")
 
 
+def _about_match(text: str) -> tuple[str, str, bool]:
+    """The clause's "about" phrase, the whole of what says it ("mentioning a fee"), as
+    written, and whether people it lists are whom the line means; ("", "", False) when
+    there is none."""
+    low, origin = fold_with_map(text)
+    found = [(m, people) for pattern, people in ABOUT if (m := pattern.search(low))]
+    if not found:
+        return "", "", False
+    m, people = min(found, key=lambda pair: pair[0].start())
+
+    def written(a: int, b: int) -> str:
+        return text[origin[a] : origin[b - 1] + 1] if b > a else ""
+
+    return written(*m.span("topic")), written(*m.span()), people
+
+
 def about_phrase(text: str) -> str:
-    """What follows "about" (or "regarding", ...) up to the next clause, or ""."""
-    m = ABOUT.search(fold(text))
-    if not m:
-        return ""
-    return text[m.start(1) : m.end(1)]
+    """What follows "about" (or "regarding", "mentioning", ...) up to the next clause, or
+    what a frame holds ("wenn es um X geht"), or ""."""
+    return _about_match(text)[0]
 
 
 def about(text: str) -> Extracted:
     """ "about X": a list of people ("about Mãe, Pai or the school") is names and stays in
     the text; anything else is topics and is taken out."""
-    phrase = about_phrase(text)
+    phrase, said, of_people = _about_match(text)
     if not phrase.strip():
         return Match(), text
-    people = name_list(phrase)
+    people = name_list(phrase) if of_people else []
     other = [
         w
         for w in words(phrase)
@@ -863,12 +962,35 @@ def about(text: str) -> Extracted:
     as_kinds, left = kind_words(phrase)
     if as_kinds.kinds and len(_topic_words(left)) * 2 <= len(_topic_words(phrase)):
         # "sobre paquetes", "about unusual transactions or failed payments": kinds
-        return Match(kinds=as_kinds.kinds), text.replace(phrase, " ")
+        return Match(kinds=as_kinds.kinds), text.replace(said, " ")
     # every word of the phrase is its topic, a kind word too ("the Serena legal matter")
-    topics = tuple(w for w in words(phrase) if w not in STOP and len(w) > 2)
-    listed = re.search(r",|\b(?:or|o|ou|oder|ni|nor)\b", fold(phrase))
+    topics = tuple(
+        w
+        for w in words(phrase)
+        if w not in STOP and w not in FUNCTION_WORDS and w not in NUMBER_WORDS and len(w) > 2
+    )
+    listed = "," in phrase or bool(set(words(phrase)) & _or_words(text))
     found = Match(topics=topics, topic_min=1 if listed else 2) if topics else Match()
-    return found, text.replace(phrase, " ")
+    return found, text.replace(said, " ")
+
+
+def _or_words(text: str) -> frozenset[str]:
+    """The words that join alternatives in the language ``text`` is in, with English's; in
+    text of no clear language, every language's that is no other language's function word
+    (Dutch "of" is English "of")."""
+    code = language(text)
+    if code is not None:
+        return frozenset({*_joining(code), *_joining("en")})
+    every = {w for c in LANGUAGES for w in _joining(c)}
+    return frozenset(
+        w
+        for w in every
+        if not any(w in language_data(c).function_words and w not in _joining(c) for c in LANGUAGES)
+    )
+
+
+def _joining(code: str) -> tuple[str, ...]:
+    return language_data(code).phrases["words.or"]
 
 
 def topic_at_head(text: str, found: Match = NOTHING) -> Extracted:

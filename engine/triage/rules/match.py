@@ -386,5 +386,29 @@ def _topic_hit(topics: tuple[str, ...], minimum: int, e: Event, lang: str | None
             return True
     have = {_stem(w) for w in words(text)}
     want = {_stem(t) for t in topics}
-    hits = sum(1 for w in want if w in have)
+    by_start: dict[str, list[str]] = {}
+    for w in have:
+        if len(w) >= _SHARED_START:
+            by_start.setdefault(w[:_SHARED_START], []).append(w)
+    hits = sum(1 for w in want if w in have or _inflected(w, by_start))
     return hits >= min(minimum, len(want))
+
+
+_SHARED_START = 5
+_ENDING = 3
+
+
+def _inflected(word: str, by_start: dict[str, list[str]]) -> bool:
+    """``word`` is in the text with another ending, in any language: "Verspätungen" ~
+    "Verspätung", "annullate" ~ "annullato", "retrasa" ~ "retraso". Both share their start
+    (at least five letters) and differ only in the last three at most."""
+    if len(word) < _SHARED_START:
+        return False
+    for other in by_start.get(word[:_SHARED_START], ()):
+        shared = next(
+            (i for i, (a, b) in enumerate(zip(word, other, strict=False)) if a != b), None
+        )
+        shared = min(len(word), len(other)) if shared is None else shared
+        if len(word) - shared <= _ENDING and len(other) - shared <= _ENDING:
+            return True
+    return False
