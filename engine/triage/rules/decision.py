@@ -181,61 +181,109 @@ def canonical(text: str) -> str:
     "never notify me about ShowingTime confirmations"; "Anything my kids' school sends is
     important" → "always notify me about Anything my kids' school sends"; "I want to know
     about …" → "notify me about …". The phrases come from the language data."""
-    low, origin = fold_with_map(text)
+    line = _Line(text)
+    for read in (_framed, _leading_answer, _condition, _answer, _ending, _opening):
+        said = read(line)
+        if said is not None:
+            return said
+    return text
 
-    def cut(m: re.Match[str], *, head: bool) -> str:
-        if head:
-            return text[origin[m.end() - 1] + 1 :].strip() if m.end() else text
-        return text[: origin[m.start()]].strip(" ,;:") if m.start() < len(origin) else text
 
-    def tail(m: re.Match[str]) -> str:
-        if not m.group("tail"):
-            return ""
-        return " " + text[origin[m.start("tail")] : origin[m.end("tail") - 1] + 1]
+class _Line:
+    """A line as written and folded, with the way back from a folded match to the words."""
 
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.folded = fold_with_map(text)
+        self.low = self.folded[0]
+
+    def span(self, m: re.Match[str], group: str) -> str:
+        origin = self.folded[1]
+        return self.text[origin[m.start(group)] : origin[m.end(group) - 1] + 1]
+
+    def before(self, m: re.Match[str]) -> str:
+        origin = self.folded[1]
+        return (
+            self.text[: origin[m.start()]].strip(" ,;:") if m.start() < len(origin) else self.text
+        )
+
+    def after(self, m: re.Match[str]) -> str:
+        origin = self.folded[1]
+        return self.text[origin[m.end() - 1] + 1 :].strip() if m.end() else self.text
+
+    def tail(self, m: re.Match[str]) -> str:
+        return " " + self.span(m, "tail") if m.group("tail") else ""
+
+
+def _framed(line: _Line) -> str | None:
+    """ "{} can wait", "{} I want to hear about"."""
     framed = ((NEVER_FRAMES, "never notify me about"), (NOTIFY_FRAMES, "notify me about"))
     for frames, lead in framed:
         for frame in frames:
-            m = frame.match(low)
+            m = frame.match(line.low)
             if m and m.group("subject").strip():
-                subject = text[origin[m.start("subject")] : origin[m.end("subject") - 1] + 1]
-                rest = text[origin[m.start("rest")] :] if m.group("rest").strip() else ""
+                subject = line.span(m, "subject")
+                rest = (
+                    line.text[line.folded[1][m.start("rest")] :] if m.group("rest").strip() else ""
+                )
                 return f"{lead} {subject.strip(' ,')}{_excepted(rest, lead)}"
-    leading = LEADING_ANSWER.match(low)
-    if leading and _label_says(leading.group("label") or "", bool(leading.group("never"))):
-        said = "never" if leading.group("never") else "always"
-        subject = text[origin[leading.start("subject")] :].strip()
-        return f"{said} notify me about {subject}"
+    return None
+
+
+def _leading_answer(line: _Line) -> str | None:
+    """ "No: ShowingTime confirmations", under a label that says so."""
+    m = LEADING_ANSWER.match(line.low)
+    if not m or not _label_says(m.group("label") or "", bool(m.group("never"))):
+        return None
+    said = "never" if m.group("never") else "always"
+    subject = line.text[line.folded[1][m.start("subject")] :].strip()
+    return f"{said} notify me about {subject}"
+
+
+def _condition(line: _Line) -> str | None:
+    """ "Clients: only if …", "Del banco avísame solo si …"."""
     for pattern in (CONDITION_ANSWER, TOLD_ONLY_WHEN, TOLD_WHEN, ONLY_WHEN):
-        m = pattern.search(low)
-        if m and m.start() > 0:  # "Clients: only if …", "Del banco avísame solo si …"
-            cond = text[origin[m.start("cond")] : origin[m.end("cond") - 1] + 1]
-            return f"notify me about {cut(m, head=False)} only if {cond}"
+        m = pattern.search(line.low)
+        if m and m.start() > 0:
+            return f"notify me about {line.before(m)} only if {line.span(m, 'cond')}"
+    return None
+
+
+def _answer(line: _Line) -> str | None:
+    """ "ShowingTime confirmations: no.", "Cancelled showings: yes"."""
     for pattern, lead in (
         (ANSWER_NEVER, "never notify me about"),
         (ANSWER_NOTIFY, "always notify me about"),
     ):
-        m = pattern.search(low)
+        m = pattern.search(line.low)
         if m and m.start() > 0:
-            more = ""
-            if m.group("more"):
-                more = ", " + text[origin[m.start("more")] : origin[m.end("more") - 1] + 1]
-            return f"{lead} {cut(m, head=False)}{more}{_excepted(tail(m), lead)}"
+            more = ", " + line.span(m, "more") if m.group("more") else ""
+            return f"{lead} {line.before(m)}{more}{_excepted(line.tail(m), lead)}"
+    return None
+
+
+def _ending(line: _Line) -> str | None:
+    """ "Anything my kids' school sends is important", "… can wait"."""
     for pattern, lead in (
         (END_NEVER, "never notify me about"),
         (END_NOTIFY, "always notify me about"),
     ):
-        m = pattern.search(low)
-        if m and m.start() > 0 and not re.search(rf"\b{_NEGATION}$", low[: m.start()]):
-            return f"{lead} {cut(m, head=False)}{_excepted(tail(m), lead)}"
+        m = pattern.search(line.low)
+        if m and m.start() > 0 and not re.search(rf"\b{_NEGATION}$", line.low[: m.start()]):
+            return f"{lead} {line.before(m)}{_excepted(line.tail(m), lead)}"
+    return None
+
+
+def _opening(line: _Line) -> str | None:
+    """ "I want to know about …", "Spare me …"."""
     for pattern, lead in (
         (START_NEVER, "never notify me about"),
         (START_NOTIFY, "notify me about"),
     ):
-        m = pattern.match(low)
-        if m and m.end() < len(low):
-            return f"{lead} {cut(m, head=True)}"
-    return text
+        m = pattern.match(line.low)
+        if m and m.end() < len(line.low):
+            return f"{lead} {line.after(m)}"
+    return None
 
 
 _NOTIFY_EXCEPT = (

@@ -292,7 +292,12 @@ def describe(m: Match) -> str:
         rest = describe(replace(m, any_of=()))
         options = _either([describe(o) for o in m.any_of])
         return options if rest == "anything" else f"{rest}, and {options}"
-    parts: list[str] = []
+    parts = [*_what(m), *_who_and_where(m), *_said(m), *_when_and_how_many(m)]
+    return " ".join(parts) if parts else "anything"
+
+
+def _what(m: Match) -> list[str]:
+    """The kind of event: "emails", "WhatsApp messages that are receipts", "anything"."""
     types = [EVENT_TYPES[t] for t in sorted(m.event_types) if t in EVENT_TYPES]
     sources = [SOURCES[s] for s in sorted(m.sources) if s in SOURCES]
     if types and sources == ["calendar events"]:
@@ -300,32 +305,38 @@ def describe(m: Match) -> str:
     head = _either(types + sources)
     kinds = [KIND_NAMES.get(k, k) for k in sorted(m.kinds)]
     if kinds and head:
-        parts.append(f"{head} that are {_either(kinds)}")
-    elif kinds:
-        parts.append(", or ".join(kinds))
-    elif head:
-        parts.append(head)
-    elif m.anything:
-        parts.append("anything")
+        return [f"{head} that are {_either(kinds)}"]
+    if kinds:
+        return [", or ".join(kinds)]
+    if head:
+        return [head]
+    return ["anything"] if m.anything else []
+
+
+def _who_and_where(m: Match) -> list[str]:
+    """Who writes, in which chat, and how it reaches the user."""
+    parts: list[str] = []
     who = _who(m)
     if who:
         parts.append(f"from {who}")
     if m.chats:
         parts.append(f"in the {_either([f'“{c}”' for c in m.chats])} chat")
-    if m.group is True:
-        parts.append("in groups")
-    elif m.group is False:
-        parts.append("in direct chats")
+    if m.group is not None:
+        parts.append("in groups" if m.group else "in direct chats")
     if m.addressed:
         parts.append("sent to you directly or mentioning you")
-    if m.mentions_me is True:
-        parts.append("that mention you")
-    elif m.mentions_me is False:
-        parts.append("that do not mention you")
+    if m.mentions_me is not None:
+        parts.append("that mention you" if m.mentions_me else "that do not mention you")
     if m.direct and "person" not in m.sender_kinds:
         parts.append("written by a person to you directly (not through a service)")
     if m.automated:
         parts.append("sent by an automated system")
+    return parts
+
+
+def _said(m: Match) -> list[str]:
+    """What the message says: a question, urgency, a subject phrase, its topics."""
+    parts: list[str] = []
     asks = [w for w, on in (("asking you something", m.asks), ("time-sensitive", m.urgent)) if on]
     if asks:
         parts.append(_either(asks))
@@ -337,20 +348,24 @@ def describe(m: Match) -> str:
         parts.append(f"mentioning {_either(list(m.topics))}")
     elif m.topics:
         parts.append(f"about {' '.join(m.topics)}")
-    if m.calendar_change:
-        parts.append("that were moved or cancelled")
-    if m.added_today:
-        parts.append("added today")
+    return parts
+
+
+def _when_and_how_many(m: Match) -> list[str]:
+    """The calendar's conditions, party sizes, amounts and the time window."""
+    said = [
+        (m.calendar_change, "that were moved or cancelled"),
+        (m.added_today, "added today"),
+        (m.recurring is True, "that recur"),
+        (m.in_person, "in person"),
+        (m.video, "on video calls"),
+    ]
+    parts = [text for on, text in said[:2] if on]
     if m.starts_within is not None:
         parts.append(f"starting within {_duration(m.starts_within)}")
     if m.starts_after is not None:
         parts.append(f"starting more than {_duration(m.starts_after)} from now")
-    if m.recurring is True:
-        parts.append("that recur")
-    if m.in_person:
-        parts.append("in person")
-    if m.video:
-        parts.append("on video calls")
+    parts += [text for on, text in said[2:] if on]
     if m.min_people is not None:
         parts.append(f"for {m.min_people} people or more")
     if m.max_people is not None:
@@ -361,4 +376,4 @@ def describe(m: Match) -> str:
         parts.append(f"naming amounts under {m.max_amount:,} only")
     if m.within is not None:
         parts.append(describe_window(m.within))
-    return " ".join(parts) if parts else "anything"
+    return parts

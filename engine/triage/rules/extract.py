@@ -37,7 +37,7 @@ from engine.triage.language import (
     phrases,
 )
 from engine.triage.language import language as language_data
-from engine.triage.rules.kindwords import KIND_WORDS, is_kind_word
+from engine.triage.rules.kindwords import KIND_WORDS, KindWord, is_kind_word
 from engine.triage.rules.match import Match, digits
 from engine.triage.rules.names import VOCAB, example_list, is_german, name_list
 from engine.triage.rules.typos import nearest
@@ -578,6 +578,29 @@ def _not_a_sender(text: str, low: str, start: int, end: int) -> bool:
     return bool(prev) and prev[0][:1].isupper() and not is_kind_word(prev[0], fold)
 
 
+def _kind_spans(
+    entry: KindWord, text: str, low: str, origin: list[int], german: bool
+) -> tuple[list[tuple[int, int]], list[int]]:
+    """Where ``entry`` says a kind in the text (as written, and its start in ``low``): not
+    in a proper noun ("Amazon Orders Ltd"), not a bare noun nobody owns, and a person's word
+    only where it names a sender."""
+    spans: list[tuple[int, int]] = []
+    spans_low: list[int] = []
+    for m in entry.pattern.finditer(low):
+        if not m.group(0).strip():
+            continue
+        start, end = origin[m.start()], origin[m.end() - 1] + 1
+        if _proper_noun(text, start, end, german):
+            continue
+        if _bare_noun_without_owner(low, m.start(), m.group(0).strip()):
+            continue
+        if "person" in entry.kinds and _not_a_sender(text, low, start, end):
+            continue
+        spans.append((start, end))
+        spans_low.append(m.start())
+    return spans, spans_low
+
+
 def kind_words(text: str, german: bool | None = None) -> Extracted:
     """Kinds of events and senders, taken out of the text phrase by phrase."""
     german = is_german(text) if german is None else german
@@ -589,20 +612,7 @@ def kind_words(text: str, german: bool | None = None) -> Extracted:
     for entry in KIND_WORDS:
         if not entry.pattern.search(low):
             continue
-        spans: list[tuple[int, int]] = []
-        spans_low: list[int] = []
-        for m in entry.pattern.finditer(low):
-            if not m.group(0).strip():
-                continue
-            start, end = origin[m.start()], origin[m.end() - 1] + 1
-            if _proper_noun(text, start, end, german):
-                continue
-            if _bare_noun_without_owner(low, m.start(), m.group(0).strip()):
-                continue
-            if "person" in entry.kinds and _not_a_sender(text, low, start, end):
-                continue
-            spans.append((start, end))
-            spans_low.append(m.start())
+        spans, spans_low = _kind_spans(entry, text, low, origin, german)
         if not spans:
             continue
         # "emails from CI systems": every mention is where the line says who sends
