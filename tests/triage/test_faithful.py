@@ -230,3 +230,37 @@ def test_a_typo_of_a_known_word_is_read_as_that_word_and_said(
 def test_a_real_word_is_never_corrected_into_another() -> None:
     text = "## Always notify\n- Emails about pills\n## Never notify\n- Redes sociales\n"
     assert all("read as" not in line.sentence for line in explain(text))
+
+
+@pytest.mark.parametrize(
+    ("line", "reading"),
+    [
+        (
+            "Von 20 bis 7 Uhr gar nichts, außer Miriam",
+            "Between 20:00 and 07:00: never notify: anything — except from Miriam",
+        ),
+        (
+            "Nothing from 8pm to 7am, except Anna",
+            "Between 20:00 and 07:00: never notify: anything — except from Anna",
+        ),
+        (
+            "Nada entre las 22 y las 7, salvo Marta",
+            "Between 22:00 and 07:00: never notify: anything — except from Marta",
+        ),
+    ],
+)
+def test_quiet_hours_said_as_nothing_but_someone(line: str, reading: str) -> None:
+    """ "nothing" (in any language) in a Never line is every message; a time window is not a
+    sender ("from 8pm"); a lone name after "außer" is whom the line excepts, in German too."""
+    (explained,) = explain(f"## Never notify\n- {line}\n")
+    assert explained.understood, explained.sentence
+    assert explained.sentence == reading
+
+
+def test_a_name_an_aside_introduces_is_a_name_in_german() -> None:
+    (explained,) = explain("## Immer\n- Miriam (meine Frau), per Mail oder WhatsApp\n")
+    assert explained.understood, explained.sentence
+    assert "from Miriam" in explained.sentence
+    # a capitalised noun that is all a German clause says besides its kinds stays a noun
+    (noun,) = explain("## Immer\n- E-Mails von Kunden zu laufenden Projekten\n")
+    assert "Projekten" not in noun.sentence.split("(")[0]

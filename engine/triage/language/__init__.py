@@ -79,7 +79,7 @@ PHRASE_KEYS = {
         "about_frames",
         "said_after",
     ),
-    "words": ("second_person", "messages", "pronouns", "titles", "me", "or"),
+    "words": ("second_person", "messages", "pronouns", "titles", "me", "or", "anything"),
     "amounts": ("over", "under", "words", "currencies"),
     "kinds": (
         "auto_reply_cues",

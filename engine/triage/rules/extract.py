@@ -828,11 +828,8 @@ def place(low: str) -> Extracted:
     return Match(video=True if video else None), low
 
 
-ANYTHING = (
-    r"\b(anything|everything|nothing(?: at all)?|all (messages|notifications)|todo|cualquier cosa|"
-    r"algo|alles|"
-    r"irgendetwas|tout|n'importe quoi|tudo|qualquer coisa|qualsiasi cosa|tutto)\b"
-)
+ANYTHING = phrase_pattern("words.anything")
+"""Any message at all: "anything", "everything", "nothing at all", "gar nichts"."""
 
 
 def anything(low: str) -> Extracted:
@@ -1158,7 +1155,12 @@ def _title_runs(text: str) -> list[str]:
 
 
 def names(
-    text: str, found: Match = NOTHING, topic_phrase: str = "", *, german: bool = False
+    text: str,
+    found: Match = NOTHING,
+    topic_phrase: str = "",
+    *,
+    german: bool = False,
+    introduced: frozenset[str] = frozenset(),
 ) -> Extracted:
     """Capitalised names left in the text, but not a subject phrase already found nor, when
     the clause has topics, anything inside its topic phrase (``topic_phrase``).
@@ -1167,8 +1169,9 @@ def names(
     "from" (or "de", "von", ...): "build failures from GitHub". Other names are examples of
     the kinds ("reviews: Google, Tripadvisor"), and so are names followed by "or any other"
     something the reader does not know. In German, where every noun is capitalised, a
-    single capitalised word is a name only where a sender is named or when it looks like a
-    brand (DHL, TheFork)."""
+    single capitalised word is a name only where a sender is named, when it looks like a
+    brand (DHL, TheFork), when an aside says who it is (``introduced``: "Miriam (meine
+    Frau)"), or when it is all the clause says ("außer Miriam")."""
     subjects = {fold(p) for p in found.subject_phrases}
     topic = fold(topic_phrase) if found.topics else None
     runs = [] if german else _title_runs(text)
@@ -1190,7 +1193,13 @@ def names(
         in_segment = fold(segment)
         who += [n for n in kept if fold(n) in in_segment]
     if german:
-        kept = [n for n in kept if n in who or BRAND.match(n) or " " in n]
+        said_else = found.kinds or found.sender_kinds or found.topics
+        alone = None if said_else else _only_word(text)
+        kept = [
+            n
+            for n in kept
+            if n in who or BRAND.match(n) or " " in n or fold(n) in introduced or fold(n) == alone
+        ]
     if found.kinds:
         examples = tuple(_clean(n) for n in kept if n not in who)
         named = tuple(_clean(n) for n in kept if n in who)
@@ -1200,6 +1209,26 @@ def names(
         pattern = r"\s+".join(re.escape(t) for t in n.split())
         text = re.sub(rf"(?<![\w'’&-]){pattern}(?![\w'’&-])", " ", text)
     return Match(names=named, examples=examples), text
+
+
+def _introduced(whole: str) -> frozenset[str]:
+    """Words an aside right after them says who they are, folded: "Miriam (meine Frau)",
+    "Albers (our landlord)": the aside has a possessive or a word for a role."""
+    said: set[str] = set()
+    for m in re.finditer(r"([^\W\d][\w'’-]*)\s*\(([^()]*)\)", whole):
+        inner = set(words(m.group(2)))
+        if inner & (_POSSESSIVES | ROLE_WORDS | identity_words()):
+            said.add(fold(m.group(1)))
+    return frozenset(said)
+
+
+_POSSESSIVES = frozenset(phrases("definitions.possessives"))
+
+
+def _only_word(text: str) -> str | None:
+    """The clause's one word that carries something, folded, when it has only one."""
+    content = [w for w in words(text) if w not in FUNCTION_WORDS and w not in STOP]
+    return content[0] if len(content) == 1 else None
 
 
 LIST_JOIN = r"\s*(?:,|\s(?:or|and|y|o|e|und|oder|et|ou|ni|nor))\s+"
@@ -1386,7 +1415,8 @@ def parse_fragment(
     found, text = _step(found, topic_at_head(text, found))
     found, _ = _step(found, topic_of_events(low, found))
     found, _ = _step(found, starts_within(text, low))
-    found, _ = _step(found, names(text, found, topic_phrase, german=german))
+    introduced = _introduced(whole)
+    found, _ = _step(found, names(text, found, topic_phrase, german=german, introduced=introduced))
     quote = QUOTED.search(whole) is not None
     found = combine(found, topic_context(notes, found))
     found = combine(found, aside_names(notes, found, quoted=quote, casual=casual))
