@@ -13,7 +13,7 @@ not written, and the answer says what could not be read."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 from engine.triage.classifier.text import fold_with_map
@@ -43,6 +43,14 @@ def _lead_in() -> re.Pattern[str]:
     """A request's opening words that decide nothing ("from now on", "could you", "ok"),
     from the language data, matched on the folded text."""
     return re.compile(rf"^(?:{phrase_pattern('clauses.lead_ins')}[\s,.:!]*)+")
+
+
+@cache
+def _asking() -> re.Pattern[str]:
+    """A question that asks for something to be done ("could you …", "kannst du …"),
+    after any opening words, from the language data."""
+    lead = rf"(?:{phrase_pattern('clauses.lead_ins')}[\s,.:!]*)*"
+    return re.compile(rf"^[\s,.:!]*{lead}{phrase_pattern('clauses.asking')}")
 
 
 @cache
@@ -101,8 +109,11 @@ def _why(line: LineExplanation) -> str:
 
 
 def _vague(rule: CompiledRule) -> bool:
-    """A reading that names nothing: "anything", or the rest of what other lines leave."""
-    return rule.catch_all or rule.scope.anything or not rule.scope.says_something
+    """A reading that names nothing: "anything" (not "anything from Harbour & Pine"), or the
+    rest of what other lines leave."""
+    if rule.catch_all or not rule.scope.says_something:
+        return True
+    return rule.scope.anything and not replace(rule.scope, anything=False).says_something
 
 
 def _with_antecedent(rule: CompiledRule, antecedent: str | None) -> CompiledRule:
@@ -120,6 +131,8 @@ def _with_antecedent(rule: CompiledRule, antecedent: str | None) -> CompiledRule
 def read_request(message: str) -> ReadRequest:
     """The instructions in ``message`` as the rules reader reads them (none when it states
     no decision at all: a question, thanks, a reminder)."""
+    if "?" in message and _asking().match(fold_with_map(message.strip())[0]):
+        message = message.replace("?", ".")  # "Can you mute the school group?" asks for it
     text = _tidy(message)
     if not text or "?" in text or len(text) > 600:
         return ReadRequest((), ())

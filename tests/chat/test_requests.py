@@ -27,6 +27,23 @@ async def tiny_engine(workspace, settings):
         ("Avísame siempre que me escriba Pedro", ALWAYS, "Always notify: from Pedro"),
         ("Préviens-moi toujours quand Julie m'écrit", ALWAYS, "Always notify: from Julie"),
         ("I don't care about promotions", NEVER, "Never notify: marketing and promotions"),
+        # a question that asks for it, all in lower case, with the name after the verb
+        ("hey, could you mute linkedin?", NEVER, "Never notify: from linkedin"),
+        ("no me avises mas de linkedin", NEVER, "Never notify: from linkedin"),
+        (
+            "Can you stop notifying me about anything from Harbour & Pine?",
+            NEVER,
+            "Never notify: anything from Harbour & Pine",
+        ),
+        (
+            "Bitte gar keine Benachrichtigungen mehr von Facebook",
+            NEVER,
+            "Never notify: from Facebook",
+        ),
+        ("Sag mir immer Bescheid, wenn Lena schreibt", ALWAYS, "Always notify: from Lena"),
+        ("Always tell me when Mario writes", ALWAYS, "Always notify: from Mario"),
+        ("Ne me notifie plus les messages de Kevin", NEVER, "Never notify: from Kevin"),
+        ("Me avisa de toda mensagem da Renata Prado", ALWAYS, "Always notify: from Renata Prado"),
     ],
 )
 def test_a_decided_sentence_is_an_instruction(said: str, section: str, reading: str) -> None:
@@ -43,7 +60,15 @@ def test_context_sentences_change_nothing_and_are_not_instructions() -> None:
     assert [(s, r) for s, _, r in request.read] == [(NEVER, "Never notify: from Gary Voss")]
 
 
-@pytest.mark.parametrize("said", ["thanks!", "What do you notify me about?", "tell me a joke"])
+@pytest.mark.parametrize(
+    "said",
+    [
+        "thanks!",
+        "What do you notify me about?",
+        "tell me a joke",
+        "Why did you notify me about LinkedIn?",  # a question, not a request
+    ],
+)
 def test_no_decision_no_request(said: str) -> None:
     request = read_request(said)
     assert not request.read and not request.unread

@@ -74,12 +74,13 @@ PHRASE_KEYS = {
         "widening",
         "lead_ins",
         "courtesies",
+        "asking",
         "about",
         "mentioning",
         "about_frames",
         "said_after",
     ),
-    "words": ("second_person", "messages", "pronouns", "titles", "me", "or", "anything"),
+    "words": ("second_person", "messages", "pronouns", "titles", "me", "or", "anything", "indefinite"),
     "amounts": ("over", "under", "words", "currencies"),
     "kinds": (
         "auto_reply_cues",
@@ -212,9 +213,10 @@ def weekdays() -> dict[str, int]:
 
 
 def phrase_regex(phrase: str) -> str:
-    """One folded phrase as a regular expression: any run of spaces between its words, an
-    apostrophe optional (either kind)."""
-    return r"\s+".join(re.escape(w) for w in phrase.split()).replace("'", "['’]?")
+    """One folded phrase as a regular expression: any run of spaces between its words, a
+    comma allowed before one ("sag mir Bescheid, wenn"), an apostrophe optional (either
+    kind)."""
+    return r",?\s+".join(re.escape(w) for w in phrase.split()).replace("'", "['’]?")
 
 
 def phrase_pattern(key: str, *, in_compounds: bool = False) -> str:

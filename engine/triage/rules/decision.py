@@ -244,9 +244,15 @@ def _condition(line: _Line) -> str | None:
     """ "Clients: only if …", "Del banco avísame solo si …"."""
     for pattern in (CONDITION_ANSWER, TOLD_ONLY_WHEN, TOLD_WHEN, ONLY_WHEN):
         m = pattern.search(line.low)
-        if m and m.start() > 0:
+        if m and m.start() > 0 and _names_something(line.before(m)):
             return f"notify me about {line.before(m)} only if {line.span(m, 'cond')}"
     return None
+
+
+def _names_something(text: str) -> bool:
+    """Words before "… tell me when" that say what the line is about ("Clients", "Del
+    banco"), not only how to tell ("Always tell me when …", "Please, …")."""
+    return any(w not in function_words() for w in re.findall(r"[a-z0-9]+", fold_with_map(text)[0]))
 
 
 def _answer(line: _Line) -> str | None:

@@ -1161,6 +1161,7 @@ def names(
     *,
     german: bool = False,
     introduced: frozenset[str] = frozenset(),
+    casual: bool = False,
 ) -> Extracted:
     """Capitalised names left in the text, but not a subject phrase already found nor, when
     the clause has topics, anything inside its topic phrase (``topic_phrase``).
@@ -1171,7 +1172,9 @@ def names(
     something the reader does not know. In German, where every noun is capitalised, a
     single capitalised word is a name only where a sender is named, when it looks like a
     brand (DHL, TheFork), when an aside says who it is (``introduced``: "Miriam (meine
-    Frau)"), or when it is all the clause says ("außer Miriam")."""
+    Frau)"), or when it is all the clause says ("außer Miriam"). In a line written all in
+    lower case (``casual``), the words after "from" that the reader does not know are a
+    name ("stop notifying me about anything from harbour & pine")."""
     subjects = {fold(p) for p in found.subject_phrases}
     topic = fold(topic_phrase) if found.topics else None
     runs = [] if german else _title_runs(text)
@@ -1186,6 +1189,13 @@ def names(
         if fold(n) not in subjects and not (topic is not None and fold(n) in topic)
     ]
     kept += [n for n in _listed_beside(text, kept) if n not in kept]
+    said_else = found.kinds or found.sender_kinds or found.topics
+    if casual:
+        kept += [n for n in _lower_case_senders(text) if n not in kept]
+        common = set(words(text)) & _INDEFINITE  # "tell me a joke": a noun, not a name
+        alone = None if said_else or kept or common else _only_word(text)
+        written = [w.strip(".,;:!?") for w in text.split()]
+        kept += [w for w in written if alone and _unknown(alone) and fold(w) == alone][:1]
     who: list[str] = []
     for segment in _who_segments(text):
         if OTHER_ALIKE.search(segment) and not found.sender_kinds:
@@ -1193,7 +1203,6 @@ def names(
         in_segment = fold(segment)
         who += [n for n in kept if fold(n) in in_segment]
     if german:
-        said_else = found.kinds or found.sender_kinds or found.topics
         alone = None if said_else else _only_word(text)
         kept = [
             n
@@ -1211,6 +1220,34 @@ def names(
     return Match(names=named, examples=examples), text
 
 
+def _unknown(word: str) -> bool:
+    """A folded word the reader has no meaning for (so, written alone, a name)."""
+    known = STOP | VOCAB | ROLE_WORDS | FUNCTION_WORDS | identity_words()
+    return word.isalpha() and word not in known and not is_kind_word(word, fold)
+
+
+def _lower_case_senders(text: str) -> list[str]:
+    """The words that end a "from …" segment and that the reader does not know, as one
+    name each segment: "from linkedin", "de harbour & pine"."""
+    out: list[str] = []
+    for segment in _who_segments(text):
+        tokens = segment.split()
+        run: list[str] = []
+        for token in reversed(tokens):
+            bare = fold(token.strip(".,;:!?()\"'“”«»"))
+            if token == "&" and run:
+                run.insert(0, token)
+                continue
+            if not _unknown(bare):
+                break
+            run.insert(0, token.strip(".,;:!?()\"'“”«»"))
+        while run and run[0] == "&":
+            run.pop(0)
+        if run:
+            out.append(" ".join(run))
+    return out
+
+
 def _introduced(whole: str) -> frozenset[str]:
     """Words an aside right after them says who they are, folded: "Miriam (meine Frau)",
     "Albers (our landlord)": the aside has a possessive or a word for a role."""
@@ -1223,6 +1260,7 @@ def _introduced(whole: str) -> frozenset[str]:
 
 
 _POSSESSIVES = frozenset(phrases("definitions.possessives"))
+_INDEFINITE = frozenset(phrases("words.indefinite"))
 
 
 def _only_word(text: str) -> str | None:
@@ -1416,7 +1454,10 @@ def parse_fragment(
     found, _ = _step(found, topic_of_events(low, found))
     found, _ = _step(found, starts_within(text, low))
     introduced = _introduced(whole)
-    found, _ = _step(found, names(text, found, topic_phrase, german=german, introduced=introduced))
+    found, _ = _step(
+        found,
+        names(text, found, topic_phrase, german=german, introduced=introduced, casual=casual),
+    )
     quote = QUOTED.search(whole) is not None
     found = combine(found, topic_context(notes, found))
     found = combine(found, aside_names(notes, found, quoted=quote, casual=casual))
