@@ -219,6 +219,14 @@ def test_subject_in_capitals(text: str, found: Match, rest: str) -> None:
             "Anything in the WhatsApp chat",
         ),
         ("Messages in the family group", M(), "Messages in the family group"),
+        ("Mute the Book Club group", M(chats=("Book Club",)), "Mute the group"),
+        ("Silencia el grupo Familia Ruiz", M(chats=("Familia Ruiz",)), "Silencia el grupo"),
+        (
+            "Mets en sourdine le groupe Parents CM1",
+            M(chats=("Parents CM1",)),
+            "Mets en sourdine le groupe",
+        ),
+        ("Silencia o grupo dos vizinhos", M(), "Silencia o grupo dos vizinhos"),
     ],
 )
 def test_named_chat(text: str, found: Match, rest: str) -> None:

@@ -920,14 +920,37 @@ def subject_in_capitals(text: str) -> Extracted:
     return Match(subject_phrases=(m.group(1).strip(),)), text.replace(m.group(1), " ")
 
 
+_GROUP_WORD = r"(?:group|grupo|gruppe|groupe|gruppo|groep)"
+_NAME_WORD = r"[A-ZÀ-Þ0-9][\w'’&.-]*"
+_NAME_JOIN = r"(?:de|del|da|do|di|du|des|la|le|von|van|der|dos|das|e|y|&)"
+GROUP_BEFORE = re.compile(
+    rf"\b(?:in|from|the)\s+(?:the\s+)?({_NAME_WORD}(?:\s+{_NAME_WORD})*)"
+    rf"\s+(?:whatsapp\s+)?(?:group|chat)\b"
+)
+"""A chat named before the word "group": "in the Book Club group", "mute the Family chat"."""
+GROUP_AFTER = re.compile(
+    rf"\b{_GROUP_WORD}\s+(?:(?:de\s+)?whatsapp\s+)?"
+    rf"({_NAME_WORD}(?:\s+(?:{_NAME_JOIN}\s+)?{_NAME_WORD})*)",
+    re.I,
+)
+"""A chat named after the word for a group: "el grupo Familia Ruiz", "le groupe Parents CM1"."""
+
+
 def named_chat(text: str) -> Extracted:
-    """ "in the Book Club group", "in the Family WhatsApp chat"."""
-    m = re.search(
-        r"\b(?:in|from) the ([A-Z][\w'’&. -]{1,60}?)\s+(?:whatsapp\s+)?(?:group|chat)\b", text, re.I
-    )
-    if not m or not any(c.isupper() for c in m.group(1)):
-        return Match(), text
-    return Match(chats=(m.group(1).strip(),)), text.replace(m.group(1), " ")
+    """ "in the Book Club group", "in the Family WhatsApp chat", "silencia el grupo Familia
+    Ruiz": a chat named in capitals beside the word for a group."""
+    for pattern in (GROUP_BEFORE, GROUP_AFTER):
+        for m in pattern.finditer(text):
+            name = re.sub(r"\s+whatsapp$", "", m.group(1).strip(), flags=re.I)
+            if not name[:1].isupper() or _group_word_alone(name):
+                continue
+            return Match(chats=(name,)), text.replace(name, " ")
+    return Match(), text
+
+
+def _group_word_alone(name: str) -> bool:
+    """A "name" that is only words that carry nothing ("the Other group")."""
+    return all(fold(w) in STOP or fold(w) in FUNCTION_WORDS for w in name.split())
 
 
 def _about_match(text: str) -> tuple[str, str, bool]:
