@@ -1,6 +1,7 @@
 """Proves the plain install (``pip install -e .``, no extras) runs the app.
 
-    python .ci/plain_install_check.py                  # import every module of engine/, desktop/
+    python .ci/plain_install_check.py                  # import every module of engine/, desktop/,
+                                                       # tic_cli/ and tic_desktop/
     python .ci/plain_install_check.py --block-extras   # the same with the extras made unimportable
     python .ci/plain_install_check.py --plain --tray   # CI: no extra installed, the commands
                                                        # there; then start the tray app under
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("engine", "desktop", "tic_desktop")
+PACKAGES = ("engine", "desktop", "tic_cli", "tic_desktop")
 SCRIPTS = ("tic-desktop", "tic-desktop-gui", "tic")  # pyproject's entry points
 APP_START_TIMEOUT = 120.0
 QUIT_TIMEOUT = 60.0

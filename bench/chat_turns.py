@@ -59,6 +59,7 @@ async def _conversation(
     opts: Options, turns: int, capable: bool, replay: set[int]
 ) -> dict[int, dict[str, Any]]:
     """One conversation; per turn: first token, total, the app's calls and the raw replays."""
+    from engine.agent.tools.notify import NotificationDraft
     from engine.bus import ReplyFinished
     from engine.clock import utcnow
     from engine.engine import Engine
@@ -97,7 +98,8 @@ async def _conversation(
             for turn in range(1, turns + 1):
                 pace[0] += PACE_SECONDS
                 if turn == AFTER_NOTIFICATION and capable:
-                    await engine.hub.notify(NOTIFICATION)  # a reply of another kind between
+                    note = NotificationDraft.from_payload(NOTIFICATION)
+                    await engine.hub.notify(note)  # a reply of another kind between
                     if not await engine.hub.drain(timeout=300):
                         raise RuntimeError("the notification was not delivered")
                 if raw is not None and turn in replay and model.calls:

@@ -1,5 +1,5 @@
 """Command-line start-up: ``tic-desktop --help``, ``tic-desktop triage`` on 8 events, and
-``import engine.cli`` alone (what every command pays before it does anything)."""
+``import tic_cli.cli`` alone (what every command pays before it does anything)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ async def cli_figures(opts: Options) -> list[Row]:
         env = env_for(home)
         py = [sys.executable]
         commands = [
-            ("import engine.cli", [*py, "-c", "import engine.cli"]),
+            ("import tic_cli.cli", [*py, "-c", "import tic_cli.cli"]),
             ("tic-desktop --help", [*py, "-m", "tic_desktop", "--help"]),
             (
                 f"tic-desktop triage on {len(family)} events",

@@ -52,7 +52,8 @@ def _fill_chat(home: Path, messages: int) -> None:
     from datetime import timedelta
 
     from engine.clock import utcnow
-    from engine.store.db import close_database, database, open_database
+    from engine.store.base import database
+    from engine.store.db import close_database, open_database
     from engine.store.models import ChatMessage, ChatSession, ChatToolCall
 
     open_database(home / "tic.db")

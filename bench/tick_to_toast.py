@@ -163,7 +163,7 @@ async def measure(
             elif isinstance(message, TickFinished):
                 marks["committed"] = now
             elif isinstance(message, ReplyFinished) and message.kind == "notification":
-                delivered.extend(int(n["id"]) for n in message.notifications)
+                delivered.extend(n.id for n in message.notifications)
                 marks["replied"] = now
                 marks["composed"] = float(message.composed)
                 if toaster is not None:

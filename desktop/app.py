@@ -35,17 +35,18 @@ from engine.bus import (
     TurnFailed,
     WhatsAppQrCode,
 )
-from engine.engine import Engine
+from engine.engine import Engine, RequestHandler
 from engine.errors import TicError
-from engine.logsetup import setup_logging
+from engine.ipc.handover import HandedOver, run_here_or_hand_over
+from engine.logs.setup import setup_logging
 from engine.settings import Settings
 from engine.tasks import TaskSet, one_line
-from engine.types import HandedOver, RequestHandler
 from engine.workspace import Workspace
 
 log = logging.getLogger("desktop")
 ACCOUNT_CHECK_MS = 30_000  # how often the tray looks for accounts that need signing in again
 SCREENSHOTS = "screenshots"  # the workspace's folder for the channel's screenshots
+TOAST_ICON = "tic-icon.png"  # the icon toasts carry, drawn into the workspace's cache/
 
 
 class Window(StrEnum):
@@ -94,6 +95,17 @@ class DesktopApp(QtCore.QObject):
 
     # start ------------------------------------------------------------------------------
 
+    def _toast_icon(self) -> Path | None:
+        """TIC's icon as a file for toasts to carry (None, logged, when it cannot be written:
+        toasts then come without one)."""
+        from desktop.widgets.icons import write_app_icon
+
+        try:
+            return write_app_icon(self.workspace.root / "cache" / TOAST_ICON)
+        except OSError as exc:
+            log.warning("toasts go without TIC's icon: %s", exc)
+            return None
+
     async def start(self) -> None:
         from desktop.bridge import EngineBridge
         from desktop.chat.window import ChatWindow
@@ -115,7 +127,9 @@ class DesktopApp(QtCore.QObject):
         self.tray = TrayController(self)
         self.chat.setWindowIcon(self.tray.app_icon())
         self.notifier = Notifier(
-            app_name="TIC", tray=self.tray.icon if self.tray.available else None
+            app_name="TIC",
+            tray=self.tray.icon if self.tray.available else None,
+            icon=self._toast_icon(),
         )
         self.notifier.set_quiet_hours(
             _hhmm(self.settings.quiet_hours_start), _hhmm(self.settings.quiet_hours_end)
@@ -253,6 +267,7 @@ class DesktopApp(QtCore.QObject):
 
     def _on_model_ready(self, _ev: ModelReady) -> None:
         self.model_ready = True
+        self.tray.end_passing()  # a model in use now: an old download failure is past
         self.chat.set_status(self.base_status, False)
         self.show_model()
         self.spawn(self.engine.warm_up(), "warm-up")
@@ -260,7 +275,7 @@ class DesktopApp(QtCore.QObject):
     def show_model(self) -> None:
         """The chat's header: the model and what it is trusted with; and the welcome's word
         on the built-in model, with the bigger one on offer."""
-        from engine.types import describe_capability, model_label
+        from engine.modeltypes import describe_capability, model_label
 
         tiny = not self.model_error and self.engine.capability == "tiny"
         self.chat.welcome.set_model(tiny=tiny, offer=self.engine.models.offer() if tiny else None)
@@ -298,12 +313,15 @@ class DesktopApp(QtCore.QObject):
             self.tray.set_state("error", applied.model_error)
 
     def _on_model_download(self, ev: ModelDownloadProgress | ModelDownloadEnded) -> None:
-        """A download's progress (or why it failed) under the tray's state; gone when done."""
+        """A download's progress (or why it failed) under the tray's state; gone when done,
+        and a failure at the next check or success."""
         state = ev.state
         if isinstance(ev, ModelDownloadProgress):
             self.tray.set_activity(f"Downloading {state.describe()}")
+        elif state.phase == "failed":
+            self.tray.set_activity(state.describe(), passing=True)
         else:
-            self.tray.set_activity(state.describe() if state.phase == "failed" else None)
+            self.tray.set_activity(None)
 
     def _on_model_server(self, ev: ModelServerDown | ModelServerUp) -> None:
         """The model server in use stopped (or started again) answering."""
@@ -410,7 +428,7 @@ class DesktopApp(QtCore.QObject):
         rules_page.saved.connect(self.check_rules)
         accounts_page = AccountsPage(self.engine, self.spawn)
         accounts_page.refreshed.connect(self.check_accounts)
-        from engine.types import model_label
+        from engine.modeltypes import model_label
 
         dialog = SettingsDialog(
             self.engine.settings,
@@ -591,11 +609,13 @@ def show_crash_dialog(exc: BaseException, log_path: Path, *, logged: bool = Fals
 def main(home: Path | None = None, model_path: str | None = None, verbose: bool = False) -> int:
     os.umask(0o077)  # the store, logs and settings it writes are the user's only
     workspace = Workspace.open(home)
-    claimed = Engine.claim_workspace(
+    claimed = run_here_or_hand_over(
         workspace,
         "the TIC desktop app",
-        {"cmd": "show"},
-        on_wait=lambda who: print(f"waiting for {who} to finish…", file=sys.stderr, flush=True),
+        lambda: {"cmd": "show"},
+        on_wait=lambda who: print(
+            f"waiting for {who.describe()} to finish…", file=sys.stderr, flush=True
+        ),
     )
     if isinstance(claimed, HandedOver):
         if claimed.answer.get("ok"):

@@ -55,6 +55,7 @@ class TrayController(QtCore.QObject):
         self.paused = False
         self.paused_until: datetime | None = None
         self.activity: str | None = None  # a second tooltip line: a model download
+        self._passing = False  # the activity line is a failure, gone at the next check
         self.note: str | None = None
         self.menu = QtWidgets.QMenu()
         self._build_menu()
@@ -97,7 +98,10 @@ class TrayController(QtCore.QObject):
             self.icon.show()
 
     def set_state(self, state: str, error: str | None = None) -> None:
-        """idle | checking | unread | error (with its one-line reason)."""
+        """idle | checking | unread | error (with its one-line reason). A check starting
+        ends a passing activity line (an old failure)."""
+        if state == "checking" and self._passing:
+            self.activity, self._passing = None, False
         self.state = state
         self.error = error if state == "error" else None
         self._render()
@@ -108,10 +112,17 @@ class TrayController(QtCore.QObject):
         self.paused_until = until if paused else None
         self._render()
 
-    def set_activity(self, text: str | None) -> None:
-        """Something going on in the background, shown under the state (None: nothing)."""
+    def set_activity(self, text: str | None, *, passing: bool = False) -> None:
+        """Something going on in the background, shown under the state (None: nothing).
+        ``passing``: a failure, shown until the next check starts or ``end_passing``."""
         self.activity = text
+        self._passing = passing and text is not None
         self._render()
+
+    def end_passing(self) -> None:
+        """Something succeeded: a passing activity line (an old failure) goes."""
+        if self._passing:
+            self.set_activity(None)
 
     def set_note(self, note: str | None) -> None:
         """A second tooltip line that stays whatever the state (None: none)."""

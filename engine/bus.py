@@ -43,12 +43,30 @@ class ToolCalled:
 
 
 @dataclass(frozen=True)
+class DeliveredNotification:
+    """A notification a reply delivered, as the front ends show it (a toast's title, the
+    chat's "why?"): what ``notify`` took, why TIC chose it, who it came from and what
+    bounding changed in its event on arrival."""
+
+    id: int
+    source: str
+    event_type: str
+    summary: str
+    event_time: str | None = None  # ISO 8601, as read_notification gives it
+    refs: dict[str, Any] = field(default_factory=dict)
+    reason: str | None = None
+    rule: str | None = None
+    sender: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class ReplyFinished:
     session_id: int
     message_id: int
     text: str
     kind: str
-    notifications: list[dict[str, Any]] = field(default_factory=list)
+    notifications: list[DeliveredNotification] = field(default_factory=list)
     fallback: bool = False  # worded by TIC itself because the model failed repeatedly
     composed: bool = False  # composed in code from the facts, not written by the model
     # How long the model took, from the turn's start (None: no model wrote it, or no tokens).
@@ -61,6 +79,11 @@ class TurnFailed:
     session_id: int
     kind: str
     error: str
+
+
+CHAT_MESSAGES = (ReplyStarted, ReplyToken, ToolCalled, ReplyFinished, TurnFailed)
+"""What a chat shows of a turn: what a terminal chat attached to the running engine is sent
+(``engine.ipc.endpoint``) and rebuilds (``engine.ipc.attach``)."""
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,9 @@
-"""The engine's one façade. The desktop and the CLI use the engine through ``Engine``'s
-use-case methods and its bus (``engine.bus``) only; behind it, the store, the model, TIC, the
-chat hub, the jobs and the sources are wired here and owned by it.
+"""The engine's one façade. The front ends (the desktop, the command line) use the engine
+through ``Engine``'s use-case methods and its bus (``engine.bus``) only; behind it, the store,
+the model, TIC, the chat hub, the jobs, the sources and the workspace's channel (its endpoint,
+``engine.ipc.endpoint``) are wired here and owned by it. The plain data and the fixed words
+its methods take and return, where a subsystem defines them, are named here too (``__all__``),
+so a front end imports them from the façade rather than from the subsystem.
 
 Whoever owns the event loop (CLI, tray app, tests) creates the engine, starts it and stops it.
 The model lives in one ``ModelHolder`` that the agent loop and the triage decider both call,
@@ -9,16 +12,17 @@ so a settings change swaps it in one place."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import dataclasses
+import errno
 import logging
-import os
 import sqlite3
 from collections.abc import Callable, Collection, Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import peewee as pw
+
+from engine.accounts.registry import LABELS as ACCOUNT_LABELS
 from engine.accounts.registry import (
     AccountConfig,
     AccountState,
@@ -33,6 +37,7 @@ from engine.accounts.registry import (
 from engine.agent.definitions import load_agent
 from engine.agent.loop import AgentLoop, MemoryTranscript
 from engine.agent.tools.builtin import build_registry
+from engine.agent.tools.notify import NotificationDraft
 from engine.bus import (
     EventBus,
     EventsStored,
@@ -40,51 +45,52 @@ from engine.bus import (
     ModelLoading,
     ModelReady,
     ReplyFinished,
-    ReplyStarted,
-    ReplyToken,
-    ToolCalled,
-    TurnFailed,
     UnexpectedError,
     WhatsAppQrCode,
 )
+from engine.chat.answers import EXAMPLE_PROMPTS
+from engine.chat.firstrun import (
+    BUILTIN_CAN,
+    BUILTIN_CANNOT,
+    offer_button,
+    offer_text,
+    terminal_welcome,
+)
 from engine.chat.history import history_rows
 from engine.chat.hub import ChatHub
+from engine.chat.labels import tool_label, tool_labels
 from engine.chat.places import Place, notifications_of, open_reply, titles_of
+from engine.chat.wording import SOURCE_LABELS
 from engine.clock import utcnow
-from engine.errors import ModelError, TicError
-from engine.events import Event, parse_event
-from engine.fsutil import atomic_write
-from engine.ipc import client as ipc_client
-from engine.ipc.handover import HandedOver, busy, run_here_or_hand_over
-from engine.ipc.lock import WorkspaceLock, holder
-from engine.ipc.server import Channel, Handler, IpcServer, Request
+from engine.errors import ModelError, StoreError, TicError, WorkspaceReadOnly
+from engine.events import Event
+from engine.ipc.endpoint import APP_ROLE, EngineEndpoint
+from engine.ipc.server import Handler as RequestHandler
 from engine.jobs.scheduler import AGAIN, JobScheduler
 from engine.llm.base import LanguageModel
-from engine.llm.capability import Capability, gguf_capability
 from engine.llm.holder import ModelHolder
-from engine.llm.loading import (
-    check_model_choice,
-    load_model,
-    load_model_or_stand_in,
-    model_settings_changed,
-)
-from engine.llm.openai_compat import is_server_url
+from engine.llm.loading import load_model, load_model_or_stand_in, model_settings_changed
 from engine.llm.unavailable import UnavailableModel
-from engine.model_service import ModelService
+from engine.model_service import ModelService, check_choice
+from engine.modeltypes import Capability
 from engine.settings import Settings
+from engine.sources.mail.providers import MailProvider, mail_providers, provider_for_address
 from engine.sources.sync import SourceRunner
+from engine.sources.whatsapp.live import UNOFFICIAL_WARNING
 from engine.store import chat as chat_store
 from engine.store.backup import daily_backup
-from engine.store.db import close_database, open_database, rescue_deleted_wal
+from engine.store.db import close_database, describe_store_error, open_database, rescue_deleted_wal
 from engine.store.inbox import ingest, recover_events
 from engine.store.recent import recent_events
 from engine.tasks import Periodic, one_line
 from engine.triage.decider import RULES_FILE, TriageDecider
 from engine.triage.holds import CONFIRMED_FILE, Hold, accept, confirm
 from engine.triage.holds import SAMPLE as HOLD_SAMPLE
-from engine.triage.preview import RulesPreview, preview_rules
+from engine.triage.preview import PreviewedEvent, RulesPreview, preview_rules
 from engine.triage.rules.compile import compile_rules_text
 from engine.triage.rules.explain import (
+    LEFT_TO_MODEL,
+    NOT_UNDERSTOOD,
     FileNote,
     LineExplanation,
     explain,
@@ -92,15 +98,52 @@ from engine.triage.rules.explain import (
     file_notes,
     unreadable_notes,
 )
+from engine.triage.rules.rulesfile import RulesFile, RulesFileChanged
 from engine.triage.rules.suggest import RuleSuggestion, suggest
 from engine.triage.runner import TicRunner
 from engine.types import CheckResult, IngestResult, MutePreview, Reply, SettingsApplied
 from engine.workspace import Workspace
+from engine.workspace.disk import full_disk, is_full_error
+
+__all__ = [  # the façade, and the vocabulary of its methods that the subsystems define
+    "ACCOUNT_LABELS",
+    "AGAIN",
+    "BUILTIN_CAN",
+    "BUILTIN_CANNOT",
+    "EXAMPLE_PROMPTS",
+    "LEFT_TO_MODEL",
+    "NOT_UNDERSTOOD",
+    "RULES_FILE",
+    "SOURCE_LABELS",
+    "UNOFFICIAL_WARNING",
+    "AccountConfig",
+    "AccountState",
+    "Engine",
+    "FileNote",
+    "Hold",
+    "Kind",
+    "LineExplanation",
+    "MailProvider",
+    "Place",
+    "PreviewedEvent",
+    "RequestHandler",
+    "RuleSuggestion",
+    "RulesPreview",
+    "check_choice",
+    "describe_failure",
+    "mail_providers",
+    "missing_extra",
+    "offer_button",
+    "offer_text",
+    "provider_for_address",
+    "terminal_welcome",
+    "tool_label",
+    "tool_labels",
+]
 
 log = logging.getLogger(__name__)
 
 GOOGLE_KINDS: tuple[Kind, ...] = ("gmail", "gcal")
-APP_ROLE = "the TIC desktop app"
 STORE_GUARD_SECONDS = 15.0  # how often the engine looks for a deleted write-ahead log
 LATER_DELAY = timedelta(hours=1)  # "Remind me in 1 hour" on a notification
 
@@ -147,7 +190,6 @@ class Engine:
         self.decider = TriageDecider(self._model, self.workspace)
         self.tic = TicRunner(
             self.decider,
-            self.registry,
             self.hub.notify,
             self.bus,
             batch_size=settings.batch_size,
@@ -159,9 +201,15 @@ class Engine:
             "store-guard", self._guard_store, interval=STORE_GUARD_SECONDS, logger=log, bus=self.bus
         )
         # catalog, downloads, model servers: Settings → Model and `tic-desktop model`
-        self.models = ModelService(self, self._model)
-        self._ipc: IpcServer | None = None
-        self._role = APP_ROLE
+        self.models = ModelService(
+            self.workspace,
+            self._model,
+            self.bus,
+            settings=lambda: self._settings,
+            apply_settings=self.apply_settings,
+            load_model=self.load_model,
+        )
+        self._endpoint = EngineEndpoint(self, self.workspace)  # answers while ``serve`` runs
         self._started = False
 
     def _calendar_connected(self) -> bool:
@@ -249,7 +297,7 @@ class Engine:
     async def send(self, text: str) -> Reply:
         """A user message; returns the assistant's reply (streamed on the bus meanwhile)."""
         reply = await self.hub.send(text)
-        return Reply(reply.id, reply.content)
+        return Reply(reply.id, reply.content, isinstance((reply.meta or {}).get("proposed"), dict))
 
     def mute_preview(self, message_id: int) -> MutePreview:
         """What ``mute`` would do on this notification reply, before it does: the rules it
@@ -303,6 +351,11 @@ class Engine:
 
     # TIC ------------------------------------------------------------------------------------
 
+    @property
+    def checking(self) -> bool:
+        """Whether a check (TIC's tick over the pending events) is running now."""
+        return self.tic.running
+
     async def check_now(self, *, timeout: float | None = None) -> CheckResult:
         """Run TIC over the pending events now and wait (up to ``timeout`` seconds) until
         what it notified has been delivered as chat replies."""
@@ -345,14 +398,20 @@ class Engine:
     def save_rules(self, text: str, *, replacing: str | None = None) -> bool:
         """Write the rules file atomically (a reader sees the old text or the new, never
         half); the next check uses it. With ``replacing``, the text the editor started from:
-        when the file no longer holds it (a rule was added from the chat meanwhile) nothing is
-        written and False is returned. A rules file that is a link is written through it."""
-        path = self.workspace.rules_file
-        if replacing is not None and self.rules_text() != replacing:
-            return False
-        target = path.resolve() if path.is_symlink() else path
+        when the file no longer holds it (a rule was added from the chat, or the file saved
+        elsewhere, before or during this save) nothing is written and False is returned.
+        A rules file that is a link is written through it (see ``RulesFile``)."""
+        rules = RulesFile(self.workspace.rules_file)
         try:
-            atomic_write(target, text)
+            if replacing is None:
+                rules.write(text, rules.current())
+                return True
+            current, version = rules.read()
+            if current != replacing:
+                return False
+            rules.write(text, version)
+        except RulesFileChanged:
+            return False
         except OSError as exc:
             raise TicError(f"cannot save {RULES_FILE}: {exc.strerror or exc}") from None
         return True
@@ -511,25 +570,6 @@ class Engine:
         except TicError as exc:
             log.info("model warm-up skipped: %s", exc)
 
-    @staticmethod
-    def missing_extra(kind: Kind) -> str | None:
-        """One line naming the pip extra an account of ``kind`` needs, if not installed."""
-        return missing_extra(kind)
-
-    @staticmethod
-    def check_model(choice: str) -> None:
-        """Raise ModelError unless ``choice`` is a usable GGUF file or a model server's URL.
-        Blocking (reads the file's header): call it off the UI thread."""
-        check_model_choice(choice)
-
-    @staticmethod
-    def judge_model(choice: str) -> Capability:
-        """What a model choice could be trusted with: a model server is capable, a GGUF file
-        is judged by its header. Blocking: call it off the UI thread."""
-        if is_server_url(choice):
-            return "capable"
-        return gguf_capability(Path(choice).expanduser())
-
     # accounts -------------------------------------------------------------------------------
 
     def account_states(self) -> list[AccountState]:
@@ -617,135 +657,25 @@ class Engine:
     def _qr(self, payload: str | bytes) -> None:
         self.bus.publish(WhatsAppQrCode(payload))
 
-    # the single-instance channel ------------------------------------------------------------
-
-    @staticmethod
-    def lock_workspace(workspace: Workspace, role: str) -> WorkspaceLock | None:
-        """Become the one engine of ``workspace`` (hold the lock for the process's life), or
-        None when another process holds it: hand it the work (``ask_running_app``)."""
-        return WorkspaceLock.try_acquire(workspace, role)
-
-    @staticmethod
-    def claim_workspace(
-        workspace: Workspace,
-        role: str,
-        request: Request,
-        *,
-        on_wait: Callable[[str], None] | None = None,
-    ) -> WorkspaceLock | HandedOver:
-        """The workspace's lock when no process holds it, else the holder's answer to
-        ``request`` (a busy holder, e.g. a tick, is waited for; ``on_wait`` is told whom)."""
-        return run_here_or_hand_over(
-            workspace,
-            role,
-            lambda: request,
-            on_wait=None if on_wait is None else lambda who: on_wait(who.describe()),
-        )
-
-    @staticmethod
-    def workspace_holder(workspace: Workspace) -> str:
-        """Who holds the workspace, e.g. "tic-desktop chat (pid 4242)"."""
-        return holder(workspace).describe()
-
-    def ipc_handlers(self) -> dict[str, Handler]:
-        """The engine's requests on the workspace's socket: ping, tick, ingest, model-* (and
-        the ``chat`` session, see ``serve``)."""
-        own: dict[str, Handler] = {
-            "ping": self._on_ping,
-            "tick": self._on_tick,
-            "ingest": self._on_ingest,
-        }
-        return {**own, **self.models.ipc_handlers()}
+    # the workspace's channel ----------------------------------------------------------------
 
     async def serve(
         self,
-        handlers: Mapping[str, Handler],
+        handlers: Mapping[str, RequestHandler],
         *,
         role: str = APP_ROLE,
         busy: Collection[str] = (),
     ) -> None:
         """Become the workspace's running engine: answer the engine's requests, the ``chat``
         session (a terminal chat attached to this engine) and the front end's own
-        ``handlers`` (e.g. show, status, quit) on the socket until ``stop_serving``. The
-        commands in ``busy`` are answered "wait": this front end cannot do them, and will
-        soon let the asker take the workspace."""
-        own = self.ipc_handlers()
-        clash = own.keys() & handlers.keys()
-        if clash:
-            raise ValueError(f"the engine already answers {sorted(clash)}")
-        self._role = role
-        table = {**own, **handlers}
-        for cmd in busy:
-            table[cmd] = self._on_busy
-        sessions = {} if "chat" in busy else {"chat": self._chat_session}
-        self._ipc = IpcServer(self.workspace, table, sessions)
-        await self._ipc.start()
+        ``handlers`` (e.g. show, status, quit) on the socket until ``stop_serving``
+        (``engine.ipc.endpoint``). The commands in ``busy`` are answered "wait": this front
+        end cannot do them, and will soon let the asker take the workspace."""
+        await self._endpoint.serve(handlers, role=role, busy=busy)
 
     async def stop_serving(self, grace: float | None = 10.0) -> None:
         """Stop answering; requests under way get ``grace`` seconds (None: all they need)."""
-        if self._ipc is not None:
-            ipc, self._ipc = self._ipc, None
-            await ipc.stop(grace)
-
-    @staticmethod
-    def ask_running_app(
-        workspace: Workspace, request: Request, timeout: float = 10.0
-    ) -> dict[str, Any] | None:
-        """Hand a request to the app already running on ``workspace``; None when none answers."""
-        try:
-            return ipc_client.request(workspace, request, timeout=timeout)
-        except OSError:
-            return None
-
-    async def _on_ping(self, _request: Request) -> dict[str, Any]:
-        return {"ok": True, "pid": os.getpid(), "role": self._role}
-
-    async def _on_busy(self, _request: Request) -> dict[str, Any]:
-        return busy(self._role)
-
-    async def _on_tick(self, _request: Request) -> dict[str, Any]:
-        """A check asked by another front end; one under way is let finish first, so this
-        one sees what arrived since (and the asker gets a real result, not "skipped")."""
-        waited = False
-        while True:
-            while self.tic.running:
-                waited = True
-                await asyncio.sleep(0.1)
-            result = await self.check_now(timeout=600)
-            if not result.skipped:
-                return {**result.to_json(), "waited": waited}
-
-    async def _on_ingest(self, request: Request) -> dict[str, Any]:
-        result = self.ingest([parse_event(obj) for obj in request.get("events", [])])
-        return {"ok": True, "added": result.added, "known": result.known}
-
-    async def _chat_session(self, _request: Request, channel: Channel) -> None:
-        """A terminal chat attached to this engine: its turns run here (one model), and the
-        chat's bus messages (replies, tokens, tool calls, notifications) stream back."""
-        out, unsubscribe = self.bus.queue()
-        forward = asyncio.create_task(_forward_chat(out, channel), name="ipc-chat-forward")
-        try:
-            out.put_nowait({"ok": True, "session": "chat", "role": self._role})
-            while (message := await channel.receive()) is not None:
-                out.put_nowait(await self._session_command(message))
-        finally:
-            unsubscribe()
-            with contextlib.suppress(asyncio.CancelledError, ConnectionError):
-                out.put_nowait(None)
-                await forward
-            forward.cancel()
-
-    async def _session_command(self, message: Request) -> dict[str, Any]:
-        cmd = message.get("cmd")
-        if cmd == "send":
-            try:
-                await self.send(str(message.get("text", "")))
-            except TicError as exc:  # TurnFailed has gone out on the bus already
-                return {"done": "send", "error": one_line(exc)}
-            return {"done": "send", "error": None}
-        if cmd == "tick":
-            return {"done": "tick", **(await self.check_now()).to_json()}
-        return {"done": cmd, "error": f"unknown command {cmd!r}"}
+        await self._endpoint.stop(grace)
 
     async def _guard_store(self) -> None:
         rescue_deleted_wal(self.workspace.db_path)
@@ -753,23 +683,27 @@ class Engine:
     # work the engine gives itself -----------------------------------------------------------
 
     async def _notify_from_job(self, payload: dict[str, Any]) -> object:
-        if AGAIN in (payload.get("refs") or {}):
-            return await self.hub.notify(payload, reason="you asked to be reminded of it")
-        return await self.hub.notify(payload, reason="a scheduled job you set up is due")
+        """A job's notification (a stored payload: checked once, here, as it becomes a draft)."""
+        again = AGAIN in (payload.get("refs") or {})
+        reason = "you asked to be reminded of it" if again else "a scheduled job you set up is due"
+        return await self.hub.notify(NotificationDraft.from_payload(payload, reason=reason))
 
     async def _run_task(self, task: str) -> str:
         definition = load_agent(self.workspace.agents_dir, "main")
         return await self.loop.run(definition, MemoryTranscript(task), depth=1, read_only=True)
 
 
-CHAT_MESSAGES = (ReplyStarted, ReplyToken, ToolCalled, ReplyFinished, TurnFailed)
-
-
-async def _forward_chat(out: asyncio.Queue[Any], channel: Channel) -> None:
-    """The session's messages in order: bus messages the chat shows, the session's own
-    answers (dicts); None ends it."""
-    while (item := await out.get()) is not None:
-        if isinstance(item, dict):
-            await channel.send(item)
-        elif isinstance(item, CHAT_MESSAGES):
-            await channel.send({"event": type(item).__name__, "data": dataclasses.asdict(item)})
+def describe_failure(exc: BaseException, workspace: Workspace) -> TicError | None:
+    """An error the engine let by, in the one line a front end shows, when it is a fault of
+    where TIC keeps its files rather than a bug: the store's own (SQLite's) errors, a full
+    disk, a workspace TIC may not write. None for anything else."""
+    if isinstance(exc, pw.DatabaseError | sqlite3.DatabaseError):
+        return StoreError(describe_store_error(exc, workspace.db_path))
+    if not isinstance(exc, OSError):
+        return None
+    what = f"cannot write {exc.filename}" if exc.filename else "cannot write"
+    if is_full_error(exc):
+        return TicError(f"{what}: {full_disk(workspace.root)}; free some space, then try again")
+    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM) and not workspace.writable:
+        return WorkspaceReadOnly.at(workspace.root, f"{what} ({exc.strerror})")
+    return None

@@ -1,5 +1,9 @@
 """Errors the user may see. Each carries a one-line message fit for a terminal or a tooltip."""
 
+from __future__ import annotations
+
+from pathlib import Path
+
 
 class TicError(Exception):
     """Base for errors reported to the user as one clear line, never as a traceback."""
@@ -37,3 +41,8 @@ class StoreDamaged(StoreError):
 
 class WorkspaceReadOnly(TicError):
     """The workspace cannot be written (a read-only mount or folder) and the command writes."""
+
+    @classmethod
+    def at(cls, root: Path, why: str) -> WorkspaceReadOnly:
+        """ "the workspace /home/anna/tic is read-only: …", with why it matters here."""
+        return cls(f"the workspace {root} is read-only: {why}")

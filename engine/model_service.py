@@ -7,7 +7,13 @@
 - using a model (a catalog name, a GGUF file or a server URL): saved in the settings and
   swapped in live by ``Engine.apply_settings``; deleting a downloaded one;
 - model servers already running on this machine (Ollama, LM Studio, llama.cpp's server), and
-  a watch on the one in use that says when it is down (``ModelServerDown`` / ``ModelServerUp``).
+  a watch on the one in use that says when it is down (``ModelServerDown`` / ``ModelServerUp``);
+- whether a model choice is usable, and what it could be trusted with (``check_choice``,
+  which needs no engine: the Settings dialog checks a file before anything is applied).
+
+It is given what it needs of the engine, not the engine: the workspace, the model that runs,
+the bus, the settings in use and the engine's two ways of changing them (saving settings, and
+loading the model they choose).
 """
 
 from __future__ import annotations
@@ -15,18 +21,25 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from engine.accounts.secrets import SecretStoreUnavailable, delete_secret, get_secret, set_secret
-from engine.bus import ModelDownloadEnded, ModelDownloadProgress, ModelServerDown, ModelServerUp
+from engine.bus import (
+    EventBus,
+    ModelDownloadEnded,
+    ModelDownloadProgress,
+    ModelServerDown,
+    ModelServerUp,
+)
 from engine.errors import ModelError, TicError
 from engine.llm import library
+from engine.llm.capability import gguf_capability
 from engine.llm.catalog import CatalogEntry, assess, find_entry, load_catalog
 from engine.llm.download import DownloadCancelled, DownloadError, download
 from engine.llm.holder import ModelHolder
 from engine.llm.llama import LlamaCppModel, validate_model_file
+from engine.llm.loading import check_model_choice
 from engine.llm.machine import probe_machine
 from engine.llm.openai_compat import OpenAICompatModel, is_server_url
 from engine.llm.select import default_model_path, resolve_model_path
@@ -40,6 +53,7 @@ from engine.llm.servers import (
 )
 from engine.llm.unavailable import UnavailableModel
 from engine.modeltypes import (
+    Capability,
     CatalogChoice,
     DownloadState,
     InstalledModel,
@@ -51,10 +65,7 @@ from engine.settings import Settings
 from engine.tasks import Periodic, TaskSet
 from engine.types import SettingsApplied
 from engine.urls import masked_url
-
-if TYPE_CHECKING:
-    from engine.engine import Engine
-    from engine.ipc.server import Handler, Request
+from engine.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
@@ -65,28 +76,50 @@ EMBEDDED = ("embedded", "default")
 
 
 def hub_token() -> str | None:
-    """The user's Hugging Face access token from the keyring (for gated repositories)."""
+    """The user's Hugging Face access token from the keyring (for gated repositories): read
+    only when the hub asks for one, so a public model's download never opens the keyring."""
     try:
         return get_secret(HUB_TOKEN_SECRET)
     except SecretStoreUnavailable:
         return None
 
 
+def check_choice(choice: str) -> Capability:
+    """Raise ModelError unless ``choice`` is a usable GGUF file or a model server's URL; else
+    what it could be trusted with (a server is capable, a GGUF file is judged by its header).
+    Blocking (it reads the file's header): call it off the UI thread."""
+    check_model_choice(choice)
+    if is_server_url(choice):
+        return "capable"
+    return gguf_capability(Path(choice).expanduser())
+
+
 class ModelService:
     def __init__(
         self,
-        engine: Engine,
+        workspace: Workspace,
         running: ModelHolder,
+        bus: EventBus,
         *,
+        settings: Callable[[], Settings],
+        apply_settings: Callable[[Settings], Awaitable[SettingsApplied]],
+        load_model: Callable[[], Awaitable[str | None]],
         catalog_path: Path | None = None,
         machine: Callable[[], MachineInfo] | None = None,
         watch_seconds: float = SERVER_WATCH_SECONDS,
     ):
-        self._engine = engine
+        """``settings``: the settings in use now; ``apply_settings``: save and use new ones
+        (``Engine.apply_settings``); ``load_model``: load the model they choose, returning
+        why it could not be (``Engine.load_model``)."""
+        self._workspace = workspace
         self._running = running  # the engine's model: what runs now
+        self._bus = bus
+        self._settings = settings
+        self._apply_settings = apply_settings
+        self._load_model = load_model
         self.catalog_path = catalog_path
         self.machine_probe = machine  # None: this computer's (tests fake one)
-        self._tasks = TaskSet(logger=log, bus=engine.bus)
+        self._tasks = TaskSet(logger=log, bus=bus)
         self._cancels: dict[str, threading.Event] = {}
         self._waiting: dict[str, asyncio.Future[Path]] = {}
         self._threads: dict[str, threading.Thread] = {}
@@ -98,7 +131,7 @@ class ModelService:
 
     @property
     def models_dir(self) -> Path:
-        return self._engine.workspace.models_dir
+        return self._workspace.models_dir
 
     # what there is --------------------------------------------------------------------------
 
@@ -125,11 +158,11 @@ class ModelService:
 
     def chosen_file(self) -> Path | None:
         """The GGUF file the settings choose (None for a model server)."""
-        settings = self._engine.settings
+        settings = self._settings()
         if is_server_url(settings.model_path):
             return None
         try:
-            return resolve_model_path(None, settings, self._engine.workspace)
+            return resolve_model_path(None, settings, self._workspace)
         except ModelError:
             return None
 
@@ -138,7 +171,7 @@ class ModelService:
         current = self._running.current
         if isinstance(current, OpenAICompatModel):
             return f"{current.model} at {current.shown_url}"
-        settings = self._engine.settings
+        settings = self._settings()
         if isinstance(current, UnavailableModel) and is_server_url(settings.model_path):
             return f"{settings.server_model} at {masked_url(str(settings.model_path))}"
         path = self.in_use()
@@ -273,7 +306,7 @@ class ModelService:
                 on_progress(state)
             if state.phase not in ("finished", "failed", "cancelled"):  # _ended says those
                 self.downloads[state.name] = state
-                self._engine.bus.publish(ModelDownloadProgress(state))
+                self._bus.publish(ModelDownloadProgress(state))
 
         def from_thread(callback: Callable[..., object], *args: object) -> None:
             try:
@@ -294,7 +327,7 @@ class ModelService:
                 path = download(
                     entry,
                     self.models_dir,
-                    token=hub_token(),
+                    token_for=hub_token,
                     on_progress=lambda s: from_thread(report, s),
                     cancel=cancel,
                 )
@@ -323,7 +356,7 @@ class ModelService:
             path=path,
         )
         self.downloads[entry.name] = state
-        self._engine.bus.publish(ModelDownloadEnded(state))
+        self._bus.publish(ModelDownloadEnded(state))
 
     def start_download(self, name: str) -> None:
         """Download in the background (the app: it goes on when a window closes)."""
@@ -361,7 +394,7 @@ class ModelService:
     def settings_for(self, choice: str, server_model: str | None = None) -> Settings:
         """The settings that choose ``choice``: a catalog name (downloaded), a GGUF file in
         ``models/`` or anywhere, "embedded", or a model server's URL. ModelError if none."""
-        current = self._engine.settings
+        current = self._settings()
         text = choice.strip()
         if looks_like_server(text):
             url = normalize_url(text)
@@ -390,10 +423,13 @@ class ModelService:
         validate_model_file(path)
         return current.model_copy(update={"model_path": str(path.resolve())})
 
-    async def use(self, choice: str, server_model: str | None = None) -> SettingsApplied:
-        """Use ``choice`` from now on: saved in the settings, swapped in live, loaded. A
-        server's address with a password in it is refused: settings are plain text, and
-        the key has its place in the keyring."""
+    async def use(
+        self, choice: str, server_model: str | None = None, *, load: bool = True
+    ) -> SettingsApplied:
+        """Use ``choice`` from now on: saved in the settings, swapped in live, and (with
+        ``load``) loaded. A server's address with a password in it is refused: settings are
+        plain text, and the key has its place in the keyring. A server with several chat
+        models needs ``server_model``."""
         if looks_like_server(choice) and masked_url(choice) != choice:
             raise ModelError(
                 f"{masked_url(choice)}: a server's address is saved in plain text, so it can't "
@@ -402,9 +438,9 @@ class ModelService:
             )
         if looks_like_server(choice) and server_model is None:
             server_model = await self.pick_server_model(choice)
-        applied = await self._engine.apply_settings(self.settings_for(choice, server_model))
-        if applied.model_changed and applied.model_error is None:
-            error = await self._engine.load_model()
+        applied = await self._apply_settings(self.settings_for(choice, server_model))
+        if load and applied.model_changed and applied.model_error is None:
+            error = await self._load_model()
             return SettingsApplied(model_changed=True, model_error=error)
         return applied
 
@@ -441,8 +477,10 @@ class ModelService:
     # servers and secrets --------------------------------------------------------------------
 
     async def find_servers(self, urls: list[str] | tuple[str, ...] = ()) -> list[LocalServer]:
-        """Model servers on this machine's usual ports, and at ``urls``, with their models."""
-        return await discover(urls)
+        """Model servers on this machine's usual ports, and at ``urls``, with their models.
+        A server's API key is read only for ``urls`` and the server in use."""
+        in_use = self._settings().model_path
+        return await discover(urls, keyed=[in_use] if in_use and is_server_url(in_use) else [])
 
     @staticmethod
     def set_server_key(url: str, key: str | None) -> None:
@@ -469,7 +507,7 @@ class ModelService:
         await self._tasks.stop()
 
     async def _check_server(self) -> None:
-        url = self._engine.settings.model_path
+        url = self._settings().model_path
         if not is_server_url(url):
             self.server_down = None
             return
@@ -477,58 +515,13 @@ class ModelService:
         server = await asyncio.to_thread(probe, url, key_for=server_api_key)
         if server.error is not None and self.server_down is None:
             self.server_down = server.error
-            self._engine.bus.publish(ModelServerDown(server.url, server.error))
+            self._bus.publish(ModelServerDown(server.url, server.error))
         elif server.error is None and self.server_down is not None:
             self.server_down = None
-            self._engine.bus.publish(ModelServerUp(server.url))
+            self._bus.publish(ModelServerUp(server.url))
 
     def check_server_now(self) -> None:
         self._watch.wake()
-
-    # the single-instance channel ------------------------------------------------------------
-
-    def ipc_handlers(self) -> dict[str, Handler]:
-        """``tic-desktop model use/rm/pull`` hand these to the running app."""
-        return {
-            "model-use": self._on_use,
-            "model-remove": self._on_remove,
-            "model-pull": self._on_pull,
-            "model-downloads": self._on_downloads,
-        }
-
-    async def _on_use(self, request: Request) -> dict[str, Any]:
-        try:
-            applied = await self.use(str(request["choice"]), request.get("server_model"))
-        except TicError as exc:
-            return {"ok": False, "error": str(exc)}
-        return {
-            "ok": applied.model_error is None,
-            "error": applied.model_error,
-            "model": self.describe_current(),
-        }
-
-    async def _on_remove(self, request: Request) -> dict[str, Any]:
-        try:
-            deleted = self.remove(str(request["name"]))
-        except TicError as exc:
-            return {"ok": False, "error": str(exc)}
-        return {"ok": True, "deleted": [str(p) for p in deleted]}
-
-    async def _on_pull(self, request: Request) -> dict[str, Any]:
-        try:
-            self.start_download(str(request["name"]))
-        except TicError as exc:
-            return {"ok": False, "error": str(exc)}
-        return {"ok": True}
-
-    async def _on_downloads(self, _request: Request) -> dict[str, Any]:
-        return {
-            "ok": True,
-            "downloads": {
-                name: {"phase": s.phase, "done": s.done, "total": s.total, "text": s.describe()}
-                for name, s in self.downloads.items()
-            },
-        }
 
 
 def _embedded() -> Path:

@@ -1,15 +1,28 @@
 """Plain data about models that the front ends show: the catalog as it fits this computer,
-the files in the workspace's ``models/``, the model servers found on this machine, and how
-a download is going. No behaviour beyond wording; the desktop may import this module (see
+the files in the workspace's ``models/``, the model servers found on this machine, how a
+download is going, and what a model can be trusted with (its capability) and how it is
+named. No behaviour beyond wording; the front ends may import this module (see
 tests/test_layering.py)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal, get_args
 
 GB = 1_000_000_000
 MB = 1_000_000
+
+Capability = Literal["tiny", "capable"]
+"""What a model can be trusted with. "tiny" models (the embedded 135M default, and GGUF
+models under about a billion parameters, ``engine.llm.capability``) cannot write a sentence a
+user can rely on, nor choose an action that changes anything: on them, replies shown as fact
+are composed in code and writes happen only on the user's word. "capable" models (bigger
+local models, model servers) write replies, which are checked against the facts."""
+CapabilitySetting = Literal["auto", "tiny", "capable"]
+"""The user's override in Settings ("auto": what the backend judges its model to be)."""
+CAPABILITIES: tuple[Capability, ...] = get_args(Capability)
 
 
 def human_bytes(count: float) -> str:
@@ -187,3 +200,38 @@ class DownloadState:
             parts.append(f"{human_duration(self.eta)} left")
         percent = f"{100 * self.done // self.total} % — " if self.total else ""
         return f"{self.title}: {percent}{', '.join(p for p in parts if p)}"
+
+
+def describe_capability(capability: Capability) -> str:
+    """How Settings and the chat header name it."""
+    if capability == "tiny":
+        return "small built-in model: replies are composed from the facts"
+    return "capable model: it writes replies, checked against the facts"
+
+
+# The embedded default model (``engine.llm.select.DEFAULT_FILE``), named after its file.
+BUILTIN_NAME = "SmolLM2-135M-Instruct"
+_QUANTISATION = re.compile(r"[.-](?:i?q\d\w*|f16|f32|bf16|gguf)$", re.IGNORECASE)
+_TUNING = re.compile(r"[-_.](?:instruct|chat|it)$", re.IGNORECASE)
+
+
+def is_builtin(model_name: str) -> bool:
+    """Whether ``model_name`` (a GGUF file's stem) is the embedded default model."""
+    return model_name.startswith(BUILTIN_NAME)
+
+
+def short_name(model_name: str) -> str:
+    """A model's name without its quantisation and tuning suffixes: "SmolLM2-135M"."""
+    name = model_name
+    while (shorter := _QUANTISATION.sub("", name)) != name:
+        name = shorter
+    return _TUNING.sub("", name) or model_name
+
+
+def model_label(model_name: str, capability: Capability) -> str:
+    """How the chat header and Settings name the model: "SmolLM2-135M · small built-in model"."""
+    if capability == "tiny":
+        kind = "small built-in model" if is_builtin(model_name) else "small model"
+    else:
+        kind = "capable model"
+    return f"{short_name(model_name)} · {kind}"

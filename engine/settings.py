@@ -9,9 +9,9 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from engine.accounts.registry import AccountConfig
-from engine.fsutil import atomic_write
-from engine.llm.capability import CapabilitySetting
+from engine.modeltypes import CapabilitySetting
 from engine.tasks import one_line
+from engine.workspace.atomic import atomic_write
 
 log = logging.getLogger(__name__)
 

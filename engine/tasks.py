@@ -2,7 +2,7 @@
 
 - :class:`Periodic`: a named loop that runs a step now and then every N seconds, sooner when
   woken; a step may ask for another delay (a backoff), the interval may change, and ``stop``
-  ends it cleanly.
+  ends it cleanly. It waits through a :class:`Timer`, so a test can move its time by hand.
 - :class:`TaskSet`: named one-off tasks held by strong references until they end.
 - :class:`Slices`: CPU work on the loop in short slices, so the loop (the GUI's, in the
   tray app) keeps answering while a big tick runs.
@@ -64,6 +64,19 @@ def report(
     return line
 
 
+class Timer:
+    """How a :class:`Periodic` waits: on the event loop's clock. A test hands in one whose
+    time moves only when the test says (``tests/timers.py``)."""
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+    async def wait(self, event: asyncio.Event, seconds: float | None) -> None:
+        """Until ``event`` is set or ``seconds`` have passed (None: until it is set)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(event.wait(), timeout=seconds)
+
+
 class Periodic:
     """A named background loop around ``step``.
 
@@ -86,10 +99,12 @@ class Periodic:
         retry_after: float | None = None,
         logger: logging.Logger = log,
         bus: EventBus | None = None,
+        timer: Timer | None = None,
     ):
         self.name, self._step, self._interval = name, step, interval
         self._wait_first, self._settle, self._retry_after = wait_first, settle, retry_after
         self._report = partial(report, logger=logger, bus=bus)
+        self._timer = timer or Timer()
         self._woken = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self.busy = False
@@ -133,7 +148,7 @@ class Periodic:
             await self._sleep(self._interval)
         while True:
             if self._settle:
-                await asyncio.sleep(self._settle)
+                await self._timer.sleep(self._settle)
             self._woken.clear()  # a wake-up during the step runs it again right after
             self.busy = True
             try:
@@ -146,8 +161,7 @@ class Periodic:
             await self._sleep(self._interval if delay is None else delay)
 
     async def _sleep(self, seconds: float | None) -> None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._woken.wait(), timeout=seconds)
+        await self._timer.wait(self._woken, seconds)
 
 
 class TaskSet:

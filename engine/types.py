@@ -1,66 +1,15 @@
-"""Plain data the front ends exchange with the engine: what the façade's methods take and
-return, and the fixed words shown next to it. No behaviour here; the desktop may import this
-module (see tests/test_layering.py for the whole allowed set)."""
+"""Plain data the front ends exchange with the engine: what the façade's own methods take and
+return. No behaviour here, and nothing of the engine imported: the chat, TIC and the model
+service return these, so this module sits below them all. The plain data a subsystem defines
+beside its behaviour (a rules line's reading, an account, a place to open) is named by the
+façade (``engine.engine``'s ``__all__``); the front ends may import either (see
+tests/test_layering.py for the whole allowed set)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
-
-from engine.accounts.registry import LABELS as ACCOUNT_LABELS
-from engine.accounts.registry import AccountConfig, AccountState, Kind
-from engine.chat.answers import EXAMPLE_PROMPTS
-from engine.chat.firstrun import BUILTIN_CAN, BUILTIN_CANNOT, offer_button, offer_text
-from engine.chat.labels import tool_labels
-from engine.chat.places import Place
-from engine.chat.wording import SOURCE_LABELS
-from engine.ipc.handover import HandedOver
-from engine.ipc.lock import WorkspaceLock
-from engine.ipc.server import Handler as RequestHandler
-from engine.jobs.scheduler import AGAIN
-from engine.llm.capability import Capability, CapabilitySetting, model_label
-from engine.llm.capability import describe as describe_capability
-from engine.sources.whatsapp.live import UNOFFICIAL_WARNING
-from engine.triage.preview import PreviewedEvent, RulesPreview
-from engine.triage.rules.explain import LEFT_TO_MODEL, NOT_UNDERSTOOD, LineExplanation
-from engine.triage.rules.suggest import RuleSuggestion
-
-__all__ = [
-    "ACCOUNT_LABELS",
-    "AGAIN",
-    "BUILTIN_CAN",
-    "BUILTIN_CANNOT",
-    "EXAMPLE_PROMPTS",
-    "LEFT_TO_MODEL",
-    "NOT_UNDERSTOOD",
-    "SOURCE_LABELS",
-    "UNOFFICIAL_WARNING",
-    "AccountConfig",
-    "AccountState",
-    "Capability",
-    "CapabilitySetting",
-    "CheckResult",
-    "HandedOver",
-    "IngestResult",
-    "Kind",
-    "LineExplanation",
-    "MutePreview",
-    "Place",
-    "PreviewedEvent",
-    "Reply",
-    "RequestHandler",
-    "RuleSuggestion",
-    "RulesPreview",
-    "SettingsApplied",
-    "SilencedEvent",
-    "WorkspaceLock",
-    "describe_capability",
-    "model_label",
-    "offer_button",
-    "offer_text",
-    "tool_labels",
-]
 
 
 @dataclass(frozen=True)
@@ -101,6 +50,8 @@ class Reply:
 
     message_id: int
     text: str
+    awaits_yes: bool = False
+    """The reply puts a change to the user: their yes (or no) is what the chat waits for."""
 
 
 @dataclass(frozen=True)

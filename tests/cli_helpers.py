@@ -22,7 +22,7 @@ def run_tic(
 ) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, TIC_HOME=str(home), TIC_ALLOW_MODEL_REQUESTS="1" if allow_model else "0")
     return subprocess.run(
-        [sys.executable, "-m", "engine", *args],
+        [sys.executable, "-m", "tic_cli", *args],
         capture_output=True,
         text=True,
         env=env,

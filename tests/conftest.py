@@ -1,10 +1,14 @@
 """Strict test setup: warnings are errors (pyproject), unexpected log warnings fail a test,
-and real model calls are forbidden unless a test is marked ``real_model``."""
+real model use is forbidden unless a test is marked ``real_model`` (requests to a model
+server on 127.0.0.1: ``server``), and each test gets the markers of what it uses
+(tests/markers.py): ``pytest -m "not slow and not desktop and not real_model"`` is the
+developer's fast run."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -13,11 +17,28 @@ from engine.llm.scripted import ScriptedModel
 from engine.settings import Settings
 from engine.store.db import close_database, open_database
 from engine.workspace import Workspace
+from tests.markers import DESKTOP_DIR, deselects_every, markers_for
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by them
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for name in markers_for(item):
+            item.add_marker(name)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """``-m "not desktop"`` does not even import tests/desktop/ (nor Qt)."""
+    if collection_path == DESKTOP_DIR and deselects_every("desktop", config.option.markexpr):
+        return True
+    return None
 
 
 @pytest.fixture(autouse=True)
 def _model_guard(request: pytest.FixtureRequest) -> Iterator[None]:
-    allow_model_requests(request.node.get_closest_marker("real_model") is not None)
+    weights = request.node.get_closest_marker("real_model") is not None
+    server = request.node.get_closest_marker("server") is not None
+    allow_model_requests(weights, servers=weights or server)
     yield
     allow_model_requests(False)
 

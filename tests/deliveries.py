@@ -82,7 +82,7 @@ def tic_env(home: Path) -> dict[str, str]:
 
 def start_tic(home: Path, *args: str, stdin: int | None = None) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "engine", *args],
+        [sys.executable, "-m", "tic_cli", *args],
         cwd=ROOT,
         env=tic_env(home),
         stdin=stdin,

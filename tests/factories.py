@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from engine.agent.tools.notify import NotificationDraft
 from engine.events import Event
 
 _ids = itertools.count(1)
@@ -33,6 +34,13 @@ def event_dict(**overrides: Any) -> dict[str, Any]:
 
 def make_event(**overrides: Any) -> Event:
     return Event.model_validate(event_dict(**overrides))
+
+
+def notification(
+    payload: dict[str, Any], *, reason: str | None = None, rule: str | None = None
+) -> NotificationDraft:
+    """A notification as a job or a model hands it over: an untyped payload, checked once."""
+    return NotificationDraft.from_payload(payload, reason=reason, rule=rule)
 
 
 def reply(text: str) -> dict:

@@ -42,6 +42,27 @@ class MemoryKeyring(keyring.backend.KeyringBackend):
             raise PasswordDeleteError(f"no secret for {username!r} in {service!r}")
 
 
+class RecordingKeyring(MemoryKeyring):
+    """A MemoryKeyring that records each call, ("get" | "set" | "delete", name), in order: a
+    real Secret Service is opened (and may ask for a new keyring's password) by any of them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[tuple[str, str]] = []
+
+    def get_password(self, service: str, username: str) -> str | None:
+        self.calls.append(("get", username))
+        return super().get_password(service, username)
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.calls.append(("set", username))
+        super().set_password(service, username, password)
+
+    def delete_password(self, service: str, username: str) -> None:
+        self.calls.append(("delete", username))
+        super().delete_password(service, username)
+
+
 class LockedKeyring(MemoryKeyring):
     """A keyring that is locked, as gnome-keyring is while its unlock prompt waits for the
     user: every call blocks until ``unlock()``. ``asked`` is set by the first call."""
@@ -115,3 +136,15 @@ def use_memory_keyring() -> Iterator[MemoryKeyring]:
 def memory_keyring() -> Iterator[MemoryKeyring]:
     with use_memory_keyring() as backend:
         yield backend
+
+
+@pytest.fixture
+def recording_keyring() -> Iterator[RecordingKeyring]:
+    """A MemoryKeyring that records its calls, installed for the test."""
+    previous = keyring.core._keyring_backend
+    backend = RecordingKeyring()
+    keyring.set_keyring(backend)
+    try:
+        yield backend
+    finally:
+        keyring.core._keyring_backend = previous

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import queue
-import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.serving import serving_thread
 
 WAIT = 60.0  # seconds a request waits for the test's answer
 
@@ -73,7 +74,7 @@ class ScriptedServer:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = serving_thread(self.httpd)
 
     def answer(self, *replies: dict[str, Any]) -> None:
         for reply in replies:

@@ -54,7 +54,7 @@ def tic_in_namespace(setup: str, home: str, args: list[str], out: Path) -> Ran:
     out.mkdir(parents=True, exist_ok=True)
     script = (
         f"set -e\n{setup}\nset +e\n"
-        f'"$PYTHON" -m engine "$@" >"$OUT/stdout" 2>"$OUT/stderr"\n'
+        f'"$PYTHON" -m tic_cli "$@" >"$OUT/stdout" 2>"$OUT/stderr"\n'
         'echo $? >"$OUT/rc"\n'
         'if [ -n "$AFTER" ]; then eval "$AFTER"; fi\n'
     )

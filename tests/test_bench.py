@@ -33,7 +33,7 @@ def test_a_quick_run_of_one_figure_writes_the_table_and_the_json(tmp_path: Path)
     assert report["quick"] is True and report["command"].startswith("python -m bench")
     assert set(report["machine"]) >= {"cpus", "platform"} and "cli" in report["seconds"]
     whats = [f["what"] for f in report["figures"]]
-    assert whats == ["import engine.cli", "tic-desktop --help", "tic-desktop triage on 8 events"]
+    assert whats == ["import tic_cli.cli", "tic-desktop --help", "tic-desktop triage on 8 events"]
     for figure in report["figures"]:
         assert figure["figure"] == "cli" and figure["unit"] == "ms" and figure["error"] is None
         assert set(figure["value"]) == {"median", "min", "max", "runs"}

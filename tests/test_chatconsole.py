@@ -9,8 +9,8 @@ from collections.abc import Callable
 import pytest
 
 from engine.bus import ReplyFinished, ReplyStarted, ReplyToken, ToolCalled, TurnFailed
-from engine.chatconsole import CLEAR_LINE, ChatConsole, describe_tool_call
 from tests.factories import reply, tool
+from tic_cli.chatconsole import CLEAR_LINE, ChatConsole, describe_tool_call
 
 
 class FakeReadline:

@@ -7,9 +7,9 @@ import logging
 
 import pytest
 
-from engine import cli
 from tests.cli_helpers import run_tic, write_jsonl
 from tests.factories import event_dict
+from tic_cli import cli
 
 
 def test_help_documents_every_command(tmp_path):

@@ -1,4 +1,4 @@
-"""``tic chat`` as a user runs it: a real ``python -m engine chat`` subprocess on a
+"""``tic chat`` as a user runs it: a real ``python -m tic_cli chat`` subprocess on a
 pseudo-terminal (readline, the prompt redrawn under a notification) and on a pipe (plain
 lines), its model a scripted server the test answers."""
 
@@ -19,12 +19,15 @@ import pytest
 
 from engine.chat.calendar_answer import no_calendar
 from engine.chat.firstrun import BUILTIN_CAN, BUILTIN_CANNOT
-from engine.chatconsole import CLEAR_LINE
 from tests.cli_helpers import ROOT, run_tic, write_jsonl
 from tests.factories import event_dict, reply
 from tests.model_server import ScriptedServer
+from tic_cli.chatconsole import CLEAR_LINE
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+pytestmark = [
+    pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal"),
+    pytest.mark.slow,  # tic-desktop chat on a pseudo-terminal, a second or more each
+]
 
 RULES = "# Notification rules\n\n## Always notify\n- Emails from Anna Berg\n"
 NOTE = "Anna Berg asks you to call her back today."
@@ -42,7 +45,7 @@ class Terminal:
         pid, fd = pty.fork()
         if pid == 0:  # the child: the pty is its controlling terminal
             os.chdir(ROOT)
-            os.execve(sys.executable, [sys.executable, "-m", "engine", *args], env)
+            os.execve(sys.executable, [sys.executable, "-m", "tic_cli", *args], env)
         self.pid, self.fd = pid, fd
         self.output = ""
         self.status: int | None = None

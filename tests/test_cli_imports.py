@@ -1,5 +1,5 @@
 """What the command line loads before it knows what it will do: ``--help`` and ``import
-engine.cli`` load no engine façade, store, keyring, schema validator, model runtime nor Qt, and
+tic_cli.cli`` load no engine façade, store, keyring, schema validator, model runtime nor Qt, and
 ``triage`` (which touches no store) loads none of them either. Each command imports what it
 runs when it runs; a module-level import of one of these would make every command slower."""
 
@@ -36,7 +36,7 @@ def loaded_after(code: str, *, home: Path) -> list[str]:
 
 
 def test_importing_the_command_line_loads_nothing_heavy(tmp_path: Path) -> None:
-    assert loaded_after("import engine.cli", home=tmp_path) == []
+    assert loaded_after("import tic_cli.cli", home=tmp_path) == []
     assert loaded_after("import tic_desktop.launcher", home=tmp_path) == []
 
 
@@ -57,7 +57,7 @@ def test_triage_loads_no_store_keyring_schema_model_runtime_nor_qt(tmp_path: Pat
     argv = ["triage", "--rules", str(rules), "--events", str(events)]
     code = (
         "import contextlib, io\n"
-        "from engine.cli import main\n"
+        "from tic_cli.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         f"    assert main({argv!r}) == 0\n"
     )

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 
 from engine.bus import ModelFailed, ModelLoading, ModelReady, WhatsAppQrCode
-from engine.engine import Engine
+from engine.engine import AccountConfig, Engine, check_choice
 from engine.errors import ModelError
 from engine.llm.scripted import ScriptedModel
 from engine.settings import Settings
-from engine.types import AccountConfig, CheckResult, IngestResult, Reply, SettingsApplied
+from engine.types import CheckResult, IngestResult, Reply, SettingsApplied
 from tests.factories import make_event, reply
 
 SHOP = {
@@ -142,14 +142,14 @@ async def test_open_makes_the_model_or_a_stand_in(workspace, tmp_path):
 
 
 def test_check_model_accepts_a_gguf_or_a_server_url(tmp_path):
-    Engine.check_model("http://127.0.0.1:8080/v1")
+    assert check_choice("http://127.0.0.1:8080/v1") == "capable"
     gguf = tmp_path / "m.gguf"
     gguf.write_bytes(b"GGUF" + b"\0" * 16)
-    Engine.check_model(str(gguf))
+    assert check_choice(str(gguf)) == "tiny"
     notes = tmp_path / "notes.txt"
     notes.write_text("hello")
     with pytest.raises(ModelError, match="not a GGUF"):
-        Engine.check_model(str(notes))
+        check_choice(str(notes))
 
 
 async def test_accounts_are_added_listed_and_removed(engine, tmp_path):

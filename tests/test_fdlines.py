@@ -1,4 +1,4 @@
-"""The terminal chat's line reader for a pipe or a file (``engine.chatconsole.FdLines``)."""
+"""The terminal chat's line reader for a pipe or a file (``tic_cli.chatconsole.FdLines``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from engine.chatconsole import FdLines
+from tic_cli.chatconsole import FdLines
 
 
 def test_lines_from_a_pipe_are_read_without_holding_stdins_lock():

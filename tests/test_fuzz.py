@@ -1,11 +1,14 @@
 """Fuzzing the inputs outside senders and users control: a few hundred mutated events and a
-few hundred mutated rules files per run (a fixed seed, a bounded time), through
-``tic-desktop ingest`` and ``tic-desktop triage`` in-process and then a tick.
+few hundred mutated rules files per run (a fixed seed), through ``tic-desktop ingest`` and
+``tic-desktop triage`` in-process and then a tick.
 
 What must hold: no traceback anywhere (the CLI's unexpected-error path never runs, nothing is
 logged with a traceback), every failure one line naming what failed, every event that was
 accepted decided (by triage, and by the tick alongside the hostile events of its batch),
-and every rules file applied line by line (the others still decide when one cannot)."""
+and every rules file applied line by line (the others still decide when one cannot).
+
+How long triage takes on these files is measured, not asserted: ``python
+bench/fuzz_speed.py``. A file that made triage hang fails here by the test's time limit."""
 
 from __future__ import annotations
 
@@ -13,25 +16,26 @@ import asyncio
 import json
 import random
 import re
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from engine import cli
 from engine.llm.scripted import ScriptedModel
 from engine.settings import Settings
+from engine.triage import standalone
 from engine.workspace import Workspace
 from tests.cli_helpers import ROOT, TRIAGE_DEV
 from tests.factories import LEFT_TO_EACH_MESSAGE, judged_per_message
+from tic_cli import cli
+
+pytestmark = pytest.mark.slow  # fuzzing: 800 runs of tic-desktop and a tick
 
 SEED = 1210
 EVENTS = 500
 RULES_FILES = 300
 PER_FILE = 10
-BUDGET_SECONDS = 30.0
 NOW = "2026-11-10T08:00:00+00:00"
 
 JUNK = [
@@ -220,7 +224,7 @@ def terminal(
     tmp_path: Path,
 ) -> Terminal:
     model = ScriptedModel(default=judged_per_message({"rule": None, "reason": "not about it"}))
-    monkeypatch.setattr(cli, "load_model", lambda *args: model)
+    monkeypatch.setattr(standalone, "load_model", lambda *args: model)
     monkeypatch.setenv("TIC_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("TZ", "Pacific/Kiritimati")  # +14:00: the farthest from UTC
     return Terminal(capsys, caplog)
@@ -228,7 +232,6 @@ def terminal(
 
 @pytest.mark.allow_log_warnings  # each refused line is logged; tracebacks are checked above
 def test_fuzzed_events_through_ingest_triage_and_a_tick(terminal: Terminal, tmp_path: Path):
-    started = time.monotonic()
     rng = random.Random(SEED)
     seeds = seed_events()
     lines = [event_line(rng, rng.choice(seeds), n) for n in range(EVENTS)]
@@ -266,8 +269,6 @@ def test_fuzzed_events_through_ingest_triage_and_a_tick(terminal: Terminal, tmp_
     assert stored["statuses"] == {"done"}, stored
     assert stored["notified"] > 0 and stored["pending_notifications"] == 0
     assert stored["unexpected_errors"] == 0
-    elapsed = time.monotonic() - started
-    assert elapsed < BUDGET_SECONDS, f"{elapsed:.1f} s"
 
 
 async def _tick_everything(workspace: Workspace) -> dict[str, Any]:
@@ -323,6 +324,11 @@ HOSTILE_RULES = [
 ]
 
 
+def rules_bases() -> list[str]:
+    """The dev set's rules files, which the variants start from."""
+    return [p.read_text() for p in sorted(TRIAGE_DEV.glob("rules-*.md"))]
+
+
 def rules_variant(rng: random.Random, bases: list[str]) -> bytes:
     lines = rng.choice(bases).splitlines()
     for _ in range(rng.randint(1, 4)):
@@ -345,29 +351,22 @@ def rules_variant(rng: random.Random, bases: list[str]) -> bytes:
 
 @pytest.mark.allow_log_warnings  # lines that cannot be read are reported
 def test_fuzzed_rules_files_never_stop_triage(terminal: Terminal, tmp_path: Path):
-    started = time.monotonic()
     rng = random.Random(SEED)
-    bases = [p.read_text() for p in sorted(TRIAGE_DEV.glob("rules-*.md"))]
+    bases = rules_bases()
     events = tmp_path / "events.jsonl"
     events.write_text("\n".join(json.dumps(e) for e in seed_events()[:12]) + "\n", encoding="utf-8")
-    slowest = 0.0
     refused = 0
     for n in range(RULES_FILES):
         rules = tmp_path / f"rules-{n}.md"
         rules.write_bytes(rules_variant(rng, bases))
-        one = time.monotonic()
         code, out, err = terminal.run(
             "triage", "--rules", str(rules), "--events", str(events), "--now", NOW
         )
-        slowest = max(slowest, time.monotonic() - one)
         if code == 2:
             refused += 1
             assert err.startswith(f"tic-desktop: error: {rules}: cannot read"), err
             continue
         decided = [json.loads(x) for x in out.split("\n") if x]
         assert code == 0 and len(decided) == 12 and all("notify" in d for d in decided), out
-    print(f"fuzz: {RULES_FILES} rules files, {refused} refused; slowest {slowest:.3f} s")
-    assert slowest < 2.0
+    print(f"fuzz: {RULES_FILES} rules files, {refused} refused")
     assert refused < RULES_FILES // 10
-    elapsed = time.monotonic() - started
-    assert elapsed < BUDGET_SECONDS, f"{elapsed:.1f} s"

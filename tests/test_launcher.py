@@ -1,5 +1,5 @@
-"""The launcher above the engine and the desktop: no subcommand starts the desktop app, a
-subcommand runs in the engine's command line; ``python -m engine`` stays headless."""
+"""The launcher above the command line and the desktop: no subcommand starts the desktop app,
+a subcommand runs in the command line (``tic_cli``); ``python -m tic_cli`` stays headless."""
 
 from __future__ import annotations
 
@@ -63,8 +63,8 @@ def run(module: str, *args: str, home: Path) -> subprocess.CompletedProcess[str]
     )
 
 
-def test_python_m_engine_is_headless_and_says_where_the_app_is(tmp_path):
-    out = run("engine", home=tmp_path / "home")
+def test_python_m_tic_cli_is_headless_and_says_where_the_app_is(tmp_path):
+    out = run("tic_cli", home=tmp_path / "home")
     assert out.returncode == 2
     assert out.stderr.strip() == (
         "tic-desktop: error: a command is needed here "

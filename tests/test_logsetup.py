@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from engine import disk, logsetup
+from engine.logs import setup as logsetup
+from engine.workspace import disk
 
 FULL_DEVICE = Path("/dev/full")  # Linux: every write to it fails with ENOSPC
 
@@ -114,7 +115,7 @@ def test_a_full_disk_drops_log_records_quietly_and_says_so_once(workspace, tiny_
         log.warning("event %d failed", n)
     logsetup.teardown_logging()  # flushing and closing on the full disk raise nothing
     assert terminal.getvalue().splitlines() == [
-        f"WARNING engine.logfile: cannot write the log {path}: the disk is full (32 KB free); "
+        f"WARNING engine.logs.file: cannot write the log {path}: the disk is full (32 KB free); "
         "log records are dropped until it can be written",  # at the first record, "step 0"
         *(f"WARNING engine.test: event {n} failed" for n in range(10)),
         "WARNING engine.test: event 29 failed (20 more like this)",
@@ -140,7 +141,7 @@ def test_once_the_disk_has_room_the_log_says_how_many_records_it_lost(workspace,
     logsetup.teardown_logging()
     lines = path.read_text().splitlines()
     assert (
-        "WARNING engine.logfile: 3 log record(s) were dropped: the disk is full (32 KB free)"
+        "WARNING engine.logs.file: 3 log record(s) were dropped: the disk is full (32 KB free)"
         in (lines[-2])
     )
     assert lines[-1].endswith("INFO engine.test: written again")

@@ -28,7 +28,7 @@ from engine.llm.select import default_model_path
 from engine.modeltypes import GB, MachineInfo
 from engine.settings import Settings
 from tests import keyring_memory
-from tests.factories import reply
+from tests.factories import notification, reply
 from tests.llm.fake_hub import FakeHub, Served
 from tests.llm.fake_servers import FakeModelServer
 
@@ -215,7 +215,6 @@ def test_using_what_is_not_there_is_one_line(engine, tmp_path):
 # --- servers -------------------------------------------------------------------------------
 
 
-@pytest.mark.real_model  # real requests to a local fake server
 async def test_a_model_run_by_ollama_is_found_chosen_and_answers(engine):
     with FakeModelServer("ollama") as ollama:
         (found,) = [s for s in await engine.models.find_servers([ollama.url]) if s.kind == "Ollama"]
@@ -232,7 +231,6 @@ async def test_a_model_run_by_ollama_is_found_chosen_and_answers(engine):
         assert ollama.chats()[-1]["model"] == "llama3.2:latest"
 
 
-@pytest.mark.real_model
 async def test_a_model_run_by_lm_studio_is_chosen_by_name_with_its_key(engine, memory_keyring):
     with FakeModelServer("lmstudio", api_key="sk-lm") as lmstudio:
         (found,) = await engine.models.find_servers([lmstudio.url])
@@ -259,7 +257,6 @@ class SlowModel(ScriptedModel):
         return await super().complete(messages, **kwargs)
 
 
-@pytest.mark.real_model  # real requests to a local fake server
 async def test_the_live_swap_waits_for_the_turn_running_on_the_old_model(workspace):
     """A turn is running when the user picks another model: it ends on the old model, with
     its whole reply; the old model is closed after it; the next turn uses the new one."""
@@ -285,7 +282,6 @@ async def test_the_live_swap_waits_for_the_turn_running_on_the_old_model(workspa
         await engine.stop()
 
 
-@pytest.mark.real_model
 async def test_a_server_that_is_down_is_said_and_its_return_too(engine):
     port = closed_port()
     url = f"http://127.0.0.1:{port}/v1"
@@ -305,19 +301,20 @@ async def test_a_server_that_is_down_is_said_and_its_return_too(engine):
         assert seen[-1] == ModelServerUp(url)  # said once
 
 
-@pytest.mark.real_model
 @pytest.mark.allow_log_warnings  # the failed wording attempts are logged
 async def test_notifications_are_delivered_in_plain_words_while_the_server_is_down(engine):
     url = f"http://127.0.0.1:{closed_port()}/v1"
     await engine.apply_settings(engine.settings.model_copy(update={"model_path": url}))
     await engine.hub.notify(
-        {
-            "source": "whatsapp",
-            "event_type": "whatsapp.message",
-            "summary": "Anna Berg asks whether you are coming tonight.",
-            "event_time": "2026-11-10T07:00:00+00:00",
-            "refs": {"event_id": "wa:1"},
-        }
+        notification(
+            {
+                "source": "whatsapp",
+                "event_type": "whatsapp.message",
+                "summary": "Anna Berg asks whether you are coming tonight.",
+                "event_time": "2026-11-10T07:00:00+00:00",
+                "refs": {"event_id": "wa:1"},
+            }
+        )
     )
     assert await engine.hub.drain(timeout=10)
     (row,) = [r for r in engine.history(5) if r["role"] == "assistant" and r["content"]]

@@ -17,18 +17,18 @@ from pathlib import Path
 
 import pytest
 
-from engine import cli
 from engine.engine import Engine
 from engine.llm.library import part_path
 from engine.llm.scripted import ScriptedModel
 from engine.llm.select import default_model_path
-from engine.models_cli import ProgressBar
 from engine.modeltypes import GB, DownloadState, MachineInfo
 from engine.settings import Settings
 from engine.workspace import Workspace
 from tests.cli_helpers import ROOT
 from tests.llm.fake_hub import FakeHub, Served
 from tests.llm.fake_servers import FakeModelServer
+from tic_cli import cli
+from tic_cli.models_cli import ProgressBar
 
 REPO = "HuggingFaceTB/SmolLM2-135M-Instruct-GGUF"
 REVISION = "0123456789abcdef0123456789abcdef01234567"

@@ -1,7 +1,8 @@
-"""The README's commands work as written. Every command line in its ``sh`` code blocks is either
-run here (from the repository root, with this checkout's code, headless) or listed below with
-the reason it cannot run in a test; a new command that is neither fails. ``export NAME=VALUE``
-lines apply to the commands after them; a path under ``/tmp/`` becomes the test's own."""
+"""The README's commands work as written, and so do those of the pages it links in ``docs/``.
+Every command line in their ``sh`` code blocks is either run here (from the repository root,
+with this checkout's code, headless) or listed below with the reason it cannot run in a
+test; a new command that is neither fails. ``export NAME=VALUE`` lines apply to the commands
+after them; a path under ``/tmp/`` becomes the test's own."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ import pytest
 from tests.cli_helpers import ROOT
 
 README = ROOT / "README.md"
+DOCS = sorted((ROOT / "docs").glob("*.md"))  # benchmarks and internals, linked from it
+PAGES = [README, *DOCS]
 
 # Commands that cannot run in a test, by how they start, with the reason.
 NOT_RUN = {
@@ -44,7 +47,7 @@ def readme_commands(text: str) -> list[str]:
     return commands
 
 
-COMMANDS = readme_commands(README.read_text(encoding="utf-8"))
+COMMANDS = [c for page in PAGES for c in readme_commands(page.read_text(encoding="utf-8"))]
 
 
 def not_run_reason(command: str) -> str | None:
@@ -138,8 +141,9 @@ def test_the_readme_installs_what_ci_installs() -> None:
     assert {"build-essential", "cmake", "python3-venv", "python3-dev"} <= readme_packages
 
 
-def test_the_readme_names_real_extras_and_files() -> None:
-    text = README.read_text(encoding="utf-8")
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_the_readme_names_real_extras_and_files(page: Path) -> None:
+    text = page.read_text(encoding="utf-8")
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     for extra in re.findall(r"pip install -e '\.\[(\w+)\]'", text):
         assert extra in project["optional-dependencies"], extra
@@ -148,3 +152,23 @@ def test_the_readme_names_real_extras_and_files() -> None:
     for path in re.findall(r"`((?:tests|examples|engine|desktop|\.ci)/[\w./-]+)`", text):
         assert (ROOT / path).exists(), path
     assert "../shared" not in text
+
+
+def test_the_readme_leads_with_what_a_user_does_and_links_the_rest() -> None:
+    """Set-up, accounts, rules and the chat come first; benchmarks and internals live in
+    docs/, linked, and every page or picture linked from the README exists."""
+    text = README.read_text(encoding="utf-8")
+    headings = re.findall(r"^## (.+)$", re.sub(r"^```.*?^```", "", text, flags=re.M | re.S), re.M)
+    assert headings[:5] == [
+        "Set up",
+        "Using TIC",
+        "Connect your mail, WhatsApp and calendar",
+        "Your rules",
+        "Chat with TIC",
+    ]
+    assert not {"Performance", "Architecture"} & set(headings)
+    for target in re.findall(r"\]\(((?:docs/)?[\w./-]+\.(?:md|png))(?:#[\w-]+)?\)", text):
+        assert (ROOT / target).exists(), target
+    gmail = text[text.index("### Gmail") :]
+    assert gmail.index("app password") < gmail.index("OAuth client")  # IMAP leads
+    assert "tic-desktop --install-desktop-entry" in text

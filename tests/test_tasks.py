@@ -13,6 +13,7 @@ import pytest
 from engine.bus import EventBus, UnexpectedError
 from engine.errors import ModelError
 from engine.tasks import Periodic, TaskSet, first_line, one_line, report
+from tests.timers import ManualTimer
 
 
 class Calls:
@@ -102,76 +103,100 @@ def test_a_bug_is_logged_with_its_traceback_and_published(caplog: pytest.LogCapt
 
 
 async def test_runs_at_start_then_every_interval() -> None:
-    step = Calls()
-    async with running(Periodic("test", step, interval=0.05)) as loop:
-        await step.wait(3)
+    step, timer = Calls(), ManualTimer()
+    async with running(Periodic("test", step, interval=5, timer=timer)) as loop:
+        await step.wait(1)
+        await timer.advance(4)
+        assert step.count == 1
+        await timer.advance(1)
+        assert step.count == 2
+        await timer.advance(10)
+        assert step.count == 4
     assert not loop.running
 
 
 async def test_wake_runs_the_step_now() -> None:
-    step = Calls()
-    async with running(Periodic("test", step, interval=60)) as loop:
+    step, timer = Calls(), ManualTimer()
+    async with running(Periodic("test", step, interval=60, timer=timer)) as loop:
         await step.wait(1)
+        await timer.idle()
         loop.wake()
-        await step.wait(2, timeout=1)
+        await timer.idle()
+        assert (step.count, timer.now) == (2, 0)
 
 
 async def test_wait_first_runs_only_when_woken() -> None:
-    step = Calls()
-    async with running(Periodic("test", step, interval=None, wait_first=True)) as loop:
-        await asyncio.sleep(0.1)
+    step, timer = Calls(), ManualTimer()
+    async with running(Periodic("test", step, interval=None, wait_first=True, timer=timer)) as loop:
+        await timer.advance(3600)
         assert step.count == 0
         loop.wake()
-        await step.wait(1, timeout=1)
+        await timer.idle()
+        assert step.count == 1
 
 
 async def test_wake_ups_within_the_settle_time_make_one_run() -> None:
-    step = Calls()
-    async with running(Periodic("test", step, interval=None, wait_first=True, settle=0.1)) as loop:
+    step, timer = Calls(), ManualTimer()
+    loop = Periodic("test", step, interval=None, wait_first=True, settle=10, timer=timer)
+    async with running(loop):
         for _ in range(3):
             loop.wake()
-            await asyncio.sleep(0.01)
-        await step.wait(1, timeout=1)
-        await asyncio.sleep(0.2)
+            await timer.advance(1)
+        assert step.count == 0  # still settling
+        await timer.advance(7)
+        assert step.count == 1  # the settle ended at 10 s: one run for the three
+        await timer.advance(3600)
         assert step.count == 1
 
 
 async def test_a_step_can_ask_for_another_delay() -> None:
-    step = Calls(0.01, 0.01, None)  # two quick retries, then back to the (long) interval
-    async with running(Periodic("test", step, interval=60)):
-        await step.wait(3, timeout=1)
-        await asyncio.sleep(0.1)
+    step, timer = Calls(1, 1, None), ManualTimer()  # two quick retries, then the interval
+    async with running(Periodic("test", step, interval=60, timer=timer)):
+        await step.wait(1)
+        await timer.advance(2)
         assert step.count == 3
+        await timer.advance(59)
+        assert step.count == 3
+        await timer.advance(1)
+        assert step.count == 4  # 60 s after the last retry
 
 
 async def test_set_interval_applies_at_once() -> None:
-    step = Calls()
-    async with running(Periodic("test", step, interval=60)) as loop:
+    step, timer = Calls(), ManualTimer()
+    async with running(Periodic("test", step, interval=60, timer=timer)) as loop:
         await step.wait(1)
-        loop.set_interval(0.02)
-        await step.wait(4, timeout=1)
-        assert loop.interval == 0.02
+        await timer.idle()
+        loop.set_interval(2)
+        await timer.idle()
+        assert (step.count, loop.interval) == (2, 2)  # woken to apply it
+        await timer.advance(6)
+        assert step.count == 5
 
 
 async def test_set_interval_before_start_does_not_run_twice() -> None:
-    step = Calls()
-    loop = Periodic("test", step, interval=60)
+    step, timer = Calls(), ManualTimer()
+    loop = Periodic("test", step, interval=60, timer=timer)
     loop.set_interval(30)
     async with running(loop):
         await step.wait(1)
-        await asyncio.sleep(0.05)
+        await timer.idle()
         assert step.count == 1
+        await timer.advance(30)
+        assert step.count == 2
 
 
 @pytest.mark.allow_log_warnings
 async def test_a_failing_step_is_reported_and_the_loop_goes_on(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    bus, seen = EventBus(), []
+    bus, seen, timer = EventBus(), [], ManualTimer()
     bus.subscribe(seen.append)
     step = Calls(RuntimeError("bug"), ModelError("model failed"), None)
-    async with running(Periodic("test-loop", step, interval=60, retry_after=0.01, bus=bus)):
-        await step.wait(3, timeout=1)
+    loop = Periodic("test-loop", step, interval=60, retry_after=5, bus=bus, timer=timer)
+    async with running(loop):
+        await step.wait(1)
+        await timer.advance(10)
+        assert step.count == 3  # each failure retried 5 s later
     assert seen == [UnexpectedError("test-loop failed", "RuntimeError: bug")]
     bug, expected = [r for r in caplog.records if r.name == "engine.tasks"]
     assert bug.exc_info is not None and expected.exc_info is None

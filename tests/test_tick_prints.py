@@ -13,7 +13,6 @@ import json
 import signal
 import time
 
-from engine import cli
 from engine.engine import Engine
 from engine.llm.scripted import ScriptedModel
 from engine.settings import Settings
@@ -23,6 +22,7 @@ from engine.store.models import ChatMessage
 from tests.deliveries import ANNA_RULES, add_events, new_workspace, start_tic
 from tests.factories import make_event, reply
 from tests.model_server import ScriptedServer
+from tic_cli import cli
 
 LABEL = "assistant (notification):"
 

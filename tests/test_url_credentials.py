@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from engine import logsetup
 from engine.engine import Engine
 from engine.errors import ModelError
 from engine.llm.openai_compat import OpenAICompatModel
+from engine.logs import setup as logsetup
 from engine.settings import Settings
 from engine.store.models import Notification
 from engine.urls import mask_credentials, masked_url
@@ -55,7 +55,7 @@ def url() -> str:
     return f"http://alice:{SECRET}@127.0.0.1:{closed_port()}/v1"
 
 
-@pytest.mark.real_model  # a real request, to a port where nothing answers
+@pytest.mark.server  # a real request, to a port where nothing answers
 async def test_the_models_name_and_errors_say_the_url_without_its_password(url):
     model = OpenAICompatModel(url, model="llama3.2")
     assert model.name == f"llama3.2 at {masked_url(url)}" and SECRET not in model.name
@@ -64,7 +64,7 @@ async def test_the_models_name_and_errors_say_the_url_without_its_password(url):
     assert SECRET not in str(info.value) and "alice:***@127.0.0.1" in str(info.value)
 
 
-@pytest.mark.real_model
+@pytest.mark.server  # real requests, to a port where nothing answers
 @pytest.mark.allow_log_warnings
 async def test_a_failing_model_server_leaves_no_password_in_the_log_or_the_store(
     workspace, url, caplog

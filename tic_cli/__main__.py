@@ -1,8 +1,8 @@
-"""``python -m engine`` runs the headless ``tic`` commands (the desktop app is started by the
-launcher, ``python -m tic_desktop``)."""
+"""``python -m tic_cli`` runs the headless ``tic-desktop`` commands (the desktop app is started
+by the launcher, ``python -m tic_desktop``)."""
 
 import sys
 
-from engine.cli import main
+from tic_cli.cli import main
 
 sys.exit(main())

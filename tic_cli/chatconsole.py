@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, Protocol, TextIO
 
 from engine.bus import ReplyFinished, ReplyStarted, ReplyToken, ToolCalled, TurnFailed
-from engine.chat.labels import tool_label
+from engine.engine import tool_label
 
 PROMPT = "> "
 CLEAR_LINE = "\r\x1b[K"

@@ -1,9 +1,11 @@
 """The ``tic-desktop`` command line. Each subcommand owns a plain asyncio loop; errors are one
 line. ``tic`` is its old name, kept as an alias: ncurses' terminfo compiler is also called ``tic``.
 
-The engine's work goes through the ``Engine`` façade. With no subcommand the launcher above
-(``tic_desktop``) starts the desktop app: it hands ``main`` the functions that do, so the
-engine never imports the desktop."""
+The engine's work goes through the ``Engine`` façade (``triage`` and ``eval``, which need no
+engine, through ``engine.triage.standalone``), and a command beside the running app hands its
+work over the workspace's channel (``engine.ipc``). With no subcommand the launcher above
+(``tic_desktop``) starts the desktop app: it hands ``main`` the functions that do, so neither
+the command line nor the engine imports the desktop."""
 
 from __future__ import annotations
 
@@ -18,20 +20,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine import logsetup
-from engine.errors import InputError, StoreError, TicError, WorkspaceReadOnly
-from engine.models_cli import add_model_commands, run_model_command
+from engine.errors import InputError, TicError, WorkspaceReadOnly
+from engine.logs import setup as logsetup
 from engine.workspace import Workspace, default_home
+from tic_cli.models_cli import add_model_commands, run_model_command
 
 if TYPE_CHECKING:  # the commands import what they run when they run: --help stays quick
-    from engine.chatconsole import ChatConsole
-    from engine.engine import Engine
+    from engine.engine import Engine, FileNote, RequestHandler, RuleSuggestion
     from engine.ipc.handover import HandedOver
     from engine.ipc.lock import Holder
-    from engine.llm.base import LanguageModel
-    from engine.settings import Settings
-    from engine.triage.rules.suggest import RuleSuggestion
-    from engine.types import RequestHandler
+    from tic_cli.chatconsole import ChatConsole
 
 log = logging.getLogger("tic")
 PROG = "tic-desktop"
@@ -195,8 +193,9 @@ def main(
         sys.stderr.close()
         return 0
     except Exception as exc:
-        home = Workspace(args.home or default_home())
-        known = _store_error(exc, home) or _disk_error(exc, home)
+        from engine.engine import describe_failure  # only on this path: it loads the engine
+
+        known = describe_failure(exc, Workspace(args.home or default_home()))
         if known is not None:  # a store or disk fault the engine let by
             return _failed(args.command, known, 1)
         return _crashed(exc, args.verbose)
@@ -204,37 +203,8 @@ def main(
         logsetup.teardown_logging()
 
 
-def _store_error(exc: Exception, workspace: Workspace) -> StoreError | None:
-    """The one line for a database error; peewee and sqlite3 are loaded only on this path."""
-    import sqlite3
-
-    import peewee as pw
-
-    from engine.store.db import describe_store_error
-
-    if isinstance(exc, pw.DatabaseError | sqlite3.DatabaseError):
-        return StoreError(describe_store_error(exc, workspace.db_path))
-    return None
-
-
-def _disk_error(exc: Exception, workspace: Workspace) -> TicError | None:
-    """The one line for a file TIC could not write: a full disk, a read-only workspace."""
-    import errno
-
-    from engine.disk import full_disk, is_full_error
-
-    if not isinstance(exc, OSError):
-        return None
-    what = f"cannot write {exc.filename}" if exc.filename else "cannot write"
-    if is_full_error(exc):
-        return TicError(f"{what}: {full_disk(workspace.root)}; free some space, then try again")
-    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM) and not workspace.writable:
-        return _read_only(workspace, f"{what} ({exc.strerror})")
-    return None
-
-
 def _read_only(workspace: Workspace, why: str) -> WorkspaceReadOnly:
-    return WorkspaceReadOnly(f"the workspace {workspace.root} is read-only: {why}")
+    return WorkspaceReadOnly.at(workspace.root, why)
 
 
 def _only_reads(args: argparse.Namespace) -> bool:
@@ -296,13 +266,6 @@ async def dispatch(args: argparse.Namespace) -> int:
     if command == "model":
         return await run_model_command(workspace, args)
     raise TicError(f"unknown command {command}")
-
-
-def load_model(workspace: Workspace, settings: Settings, model_path: str | None) -> LanguageModel:
-    """The model triage and eval decide with (imported only by the commands that load one)."""
-    from engine.llm.loading import load_model as load
-
-    return load(workspace, settings, model_path)
 
 
 def _log_if_kept(workspace: Workspace, command: str) -> None:
@@ -370,9 +333,9 @@ def handover_tick(handed: HandedOver) -> int:
 
 
 async def cmd_tick(workspace: Workspace, model_path: str | None) -> int:
-    from engine.chatconsole import ChatConsole
     from engine.engine import Engine
     from engine.ipc.handover import HandedOver, run_here_or_hand_over
+    from tic_cli.chatconsole import ChatConsole
 
     role = _role("tick")
     where = run_here_or_hand_over(workspace, role, lambda: {"cmd": "tick"}, on_wait=_note_wait)
@@ -423,16 +386,17 @@ def _print_replies(engine: Engine, console: ChatConsole) -> None:
 async def cmd_chat(workspace: Workspace, model_path: str | None) -> int:
     import asyncio
 
-    from engine.chatconsole import ChatConsole
     from engine.engine import Engine
-    from engine.remote_chat import AttachedChat, run_here_or_attach
+    from engine.ipc.attach import ChatSession, run_here_or_attach
+    from tic_cli.chatconsole import ChatConsole
+    from tic_cli.remote_chat import AttachedChat
 
     role = _role("chat")
     console = ChatConsole.for_terminal()
     where = await run_here_or_attach(workspace, role, on_wait=_note_wait)
-    if isinstance(where, AttachedChat):
+    if isinstance(where, ChatSession):
         with console.session():
-            return await where.run(console)
+            return await AttachedChat(where).run(console)
     with where, console.session():
         engine = Engine.open(workspace, model_path)
         unsubscribe = engine.bus.subscribe(console.on_event)
@@ -454,7 +418,7 @@ async def cmd_chat(workspace: Workspace, model_path: str | None) -> int:
 def _welcome(engine: Engine, console: ChatConsole) -> None:
     """The first chat in a workspace, on a tiny model: what the built-in model can and
     can't do, and the command that gets the model this computer is best served by."""
-    from engine.chat.firstrun import terminal_welcome
+    from engine.engine import terminal_welcome
 
     if engine.capability != "tiny" or engine.history(1):
         return
@@ -495,10 +459,12 @@ async def _chat_loop(engine: Engine, console: ChatConsole) -> None:
 
 async def cmd_history(workspace: Workspace, *, as_json: bool, limit: int) -> int:
     from engine.engine import Engine
+    from engine.ipc.lock import WorkspaceLock
 
     # Reading is safe beside the workspace's holder (WAL); with none, hold it meanwhile
     # (a read-only workspace takes no lock file, and no process can write it anyway).
-    lock = Engine.lock_workspace(workspace, _role("history")) if workspace.writable else None
+    role = _role("history")
+    lock = WorkspaceLock.try_acquire(workspace, role) if workspace.writable else None
     try:
         engine = Engine.without_model(workspace)
         try:
@@ -511,48 +477,25 @@ async def cmd_history(workspace: Workspace, *, as_json: bool, limit: int) -> int
     if not rows and not as_json:  # --json stays empty: nothing for a program to read
         print(EMPTY_HISTORY)
         return 0
-    for row in rows:
-        if as_json:
+    if as_json:
+        for row in rows:
             print(json.dumps(row, ensure_ascii=False))
-            continue
-        when = row["created_at"][:16].replace("T", " ")
-        tag = " (synthetic)" if row["is_synthetic"] else ""
-        if row.get("composed"):
-            tag += " (composed from the facts)"
-        print(f"[{when}] {row['role']}{tag}: {row['content']}".rstrip())
-        if row["reasoning_content"]:
-            print(f"    reasoning: {row['reasoning_content']}")
-        for call in row["tool_calls"]:
-            print(
-                f"    tool {call['name']}({json.dumps(call['arguments'])}) "
-                f"[{call['status']}] -> {call['result']}"
-            )
-        if row.get("replaced"):
-            print(f"    replaced the model's reply: {'; '.join(row['replaced'])}")
-        for why in row.get("why", []):
-            print(
-                f"    why: {why.get('reason')}"
-                + (f" (rule: {why['rule']})" if why.get("rule") else "")
-            )
-            if why.get("notes"):  # cut on arrival; the originals are kept in the store
-                print(f"    on arrival: {'; '.join(why['notes'])}")
+        return 0
+    from tic_cli.history_lines import history_lines
+
+    for line in history_lines(rows):
+        print(line)
     return 0
 
 
 async def cmd_rules(workspace: Workspace, args: argparse.Namespace) -> int:
-    from engine.engine import Engine
-    from engine.triage.decider import RULES_FILE
-    from engine.triage.rules.explain import FileNote, unreadable_notes
-    from engine.triage.rules.textfile import decode_rules
+    from engine.engine import RULES_FILE, Engine
+    from engine.triage.standalone import read_rules_file
 
     text: str | None = None
     unreadable: list[FileNote] = []
     if args.rules is not None:
-        try:
-            found = decode_rules(args.rules.read_bytes())
-        except OSError as exc:
-            raise InputError(f"{args.rules}: cannot read ({exc})") from None
-        text, unreadable = found.text, unreadable_notes(found.unreadable)
+        text, unreadable = read_rules_file(args.rules)
     engine = Engine.open(workspace, args.model, stand_in=True)
     try:
         lines = engine.rules_report(text)
@@ -625,15 +568,9 @@ def _accept(engine: Engine, suggestions: list[RuleSuggestion], said: str) -> int
 async def cmd_triage(args: argparse.Namespace) -> int:
     from engine.clock import utcnow
     from engine.events import read_events
-    from engine.llm.holder import ModelHolder
-    from engine.settings import Settings
-    from engine.triage.decider import TriageDecider, Undecided
-    from engine.triage.rules.textfile import decode_rules
+    from engine.triage.standalone import StandaloneTriage, Undecided, read_rules_file
 
-    try:  # a line that is not UTF-8 is skipped (and logged), as in the workspace's file
-        rules_text = decode_rules(args.rules.read_bytes()).text
-    except OSError as exc:
-        raise InputError(f"{args.rules}: cannot read ({exc})") from None
+    rules_text, _skipped = read_rules_file(args.rules)  # skipped lines are logged, as ever
     events = read_events(args.events)
     now = utcnow()
     if args.now:
@@ -645,37 +582,31 @@ async def cmd_triage(args: argparse.Namespace) -> int:
             raise InputError("--now needs a UTC offset, e.g. 2026-11-10T08:00:00+00:00")
     workspace = Workspace(args.home or default_home())
     _log_if_kept(workspace, args.command)
-    settings = Settings.load(workspace.settings_file)
-    model = ModelHolder(load_model(workspace, settings, args.model), settings.model_capability)
+    triage = StandaloneTriage(workspace, args.model)
     undecided = 0
     try:
-        decider = TriageDecider(model, workspace)
-        for outcome in await decider.decide_each(events, now, rules_text=rules_text):
+        for outcome in await triage.decide(events, now, rules_text):
             print(outcome.to_json(), flush=True)
             if isinstance(outcome, Undecided):  # it fails alone: {"id", "error"}
                 undecided += 1
                 log.error("tic triage: %s: %s", outcome.id, outcome.reason)
     finally:
-        await model.close()
+        await triage.close()
     return 1 if undecided else 0
 
 
 async def cmd_eval(args: argparse.Namespace) -> int:
-    from engine.llm.holder import ModelHolder
-    from engine.settings import Settings
-    from engine.triage.decider import TriageDecider
-    from engine.triage.evaluate import evaluate, read_cases
+    from engine.triage.standalone import StandaloneTriage, read_cases
 
     cases = read_cases(args.cases)
     rules_dir = args.rules_dir or args.cases.parent
     workspace = Workspace(args.home or default_home())
     _log_if_kept(workspace, args.command)
-    settings = Settings.load(workspace.settings_file)
-    model = ModelHolder(load_model(workspace, settings, args.model), settings.model_capability)
+    triage = StandaloneTriage(workspace, args.model)
     try:
-        report = await evaluate(cases, rules_dir, TriageDecider(model, workspace))
+        report = await triage.evaluate(cases, rules_dir)
     finally:
-        await model.close()
+        await triage.close()
     print("\n".join(report.lines()))
     if args.min_accuracy is not None and (
         report.accuracy < args.min_accuracy or report.never_violations or report.always_violations

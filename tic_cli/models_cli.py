@@ -232,23 +232,14 @@ async def cmd_use(engine: Engine, choice: str, server_model: str | None, *, as_j
         if not answer.get("ok"):
             raise TicError(str(answer.get("error")))
         message = f"TIC now uses {answer.get('model')} (in the running app)"
-    else:
-        models = engine.models
-        if server_model is None and _is_url(choice):
-            server_model = await models.pick_server_model(choice)
-        await engine.apply_settings(models.settings_for(choice, server_model))
-        message = f"TIC will use {models.describe_current()} from its next start"
+    else:  # saved for the next start; the model is not loaded here
+        await engine.models.use(choice, server_model, load=False)
+        message = f"TIC will use {engine.models.describe_current()} from its next start"
     if as_json:
         _print_json({"ok": True, "model": message})
     else:
         print(message)
     return 0
-
-
-def _is_url(text: str) -> bool:
-    from engine.llm.servers import looks_like_server
-
-    return looks_like_server(text)
 
 
 def cmd_rm(engine: Engine, name: str, *, as_json: bool) -> int:

@@ -1,6 +1,6 @@
 """Decides between the desktop app and the command line: no subcommand starts the app, any
-subcommand runs in ``engine.cli``. It sits above both, so the engine never imports the
-desktop, and the desktop (Qt) is imported only when the app starts."""
+subcommand runs in ``tic_cli.cli``. It sits above both front ends, so neither imports the
+other (nor the engine either), and the desktop (Qt) is imported only when the app starts."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from engine.cli import PROG
-from engine.cli import main as cli_main
 from engine.errors import TicError
+from tic_cli.cli import PROG
+from tic_cli.cli import main as cli_main
 
 
 def run_desktop(home: Path | None, model_path: str | None, verbose: bool) -> int:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from engine.fsutil import atomic_write
-from engine.types import EXAMPLE_PROMPTS as ENGINE_EXAMPLES
+from engine.engine import EXAMPLE_PROMPTS as ENGINE_EXAMPLES
 from engine.workspace import Workspace
+from engine.workspace.atomic import atomic_write
 
 TITLE = "Welcome to TIC"
 

@@ -15,8 +15,8 @@ import html
 from desktop.chat import welcome
 from desktop.qt import Qt, QtGui, QtWidgets, Signal
 from desktop.widgets.icons import app_pixmap
+from engine.engine import BUILTIN_CAN, BUILTIN_CANNOT, offer_button, offer_text
 from engine.modeltypes import DownloadState, ModelOffer
-from engine.types import BUILTIN_CAN, BUILTIN_CANNOT, offer_button, offer_text
 
 ICON_SIZE = 36  # px, the app's icon beside the title
 LINE_HEIGHT = 125  # percent, as airy as the chat's bubbles

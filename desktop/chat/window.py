@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -16,7 +16,7 @@ from desktop.chat.markdown import open_link, set_markdown, space_blocks
 from desktop.chat.welcome_panel import WelcomePanel
 from desktop.qt import Qt, QtCore, QtGui, QtWidgets, Signal, Slot
 from engine.bus import ReplyFinished, ReplyStarted, ReplyToken, ToolCalled, TurnFailed
-from engine.types import SOURCE_LABELS, tool_labels
+from engine.engine import SOURCE_LABELS, tool_labels
 
 BUBBLE_SHARE = 0.82  # of the conversation's width a bubble may take
 BUBBLE_PADDING = 14  # px, left and right inside a bubble
@@ -674,9 +674,8 @@ class ChatWindow(QtWidgets.QWidget):
         bubble.set_markdown(ev.text)
         bubble.set_time(datetime.now(UTC))
         if ev.kind == "notification":
-            bubble.set_notification(
-                [n["source"] for n in ev.notifications], ev.notifications, ev.composed
-            )
+            why = [asdict(n) for n in ev.notifications]  # as the history's rows hold them
+            bubble.set_notification([n.source for n in ev.notifications], why, ev.composed)
         bubble.set_fallback(bool(getattr(ev, "fallback", False)))
 
     @Slot(object)

@@ -30,10 +30,10 @@ from typing import Any
 from desktop_notifier import Button, DesktopNotifier, Icon
 
 from desktop.qt import Qt, QtCore, QtWidgets, Signal, Slot
-from engine.bus import ReplyFinished
+from engine.bus import DeliveredNotification, ReplyFinished
 from engine.clock import in_window
+from engine.engine import AGAIN, SOURCE_LABELS
 from engine.tasks import TaskSet
-from engine.types import AGAIN, SOURCE_LABELS
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ class Toast:
     body: str
     message_id: int
     notification_ids: list[int] = field(default_factory=list)
-    notes: list[dict[str, Any]] = field(default_factory=list)  # the reply's notifications
+    notes: list[DeliveredNotification] = field(default_factory=list)  # the reply's
 
     @property
     def reminder(self) -> bool:
@@ -140,42 +140,37 @@ def _label(source: str) -> str:
     return SOURCE_LABELS.get(source, source.replace("_", " ").capitalize() or "Notification")
 
 
-def is_reminder(notification: dict[str, Any]) -> bool:
+def is_reminder(notification: DeliveredNotification) -> bool:
     """A reminder the user set themselves (not a scheduled task's result), or a
     notification delivered again on their "Remind me in 1 hour"."""
-    refs = notification.get("refs") or {}
-    again = isinstance(refs, dict) and bool(refs.get(AGAIN))
-    return again or notification.get("event_type") == "cron.reminder"
+    return bool(notification.refs.get(AGAIN)) or notification.event_type == "cron.reminder"
 
 
-def reminder_text(notification: dict[str, Any]) -> str:
+def reminder_text(notification: DeliveredNotification) -> str:
     """What a reminder reminds of: "Call Mario" for the reminder "Reminder: Call Mario",
     the message's title for one delivered again."""
-    if notification.get("source") != "cron":
+    if notification.source != "cron":
         return _plain_title(notification)
-    summary = str(notification.get("summary") or "").strip()
-    return summary.removeprefix("Reminder:").strip()
+    return notification.summary.strip().removeprefix("Reminder:").strip()
 
 
-def _plain_title(notification: dict[str, Any]) -> str:
-    source = str(notification.get("source") or "")
-    sender = notification.get("sender")
+def _plain_title(notification: DeliveredNotification) -> str:
+    source, sender = notification.source, notification.sender
     if source == "calendar":
-        summary = str(notification.get("summary") or "").strip()
+        summary = notification.summary.strip()
         return f"Calendar: {shorten(summary, CALENDAR_TITLE_LIMIT)}" if summary else "Calendar"
     if source == "cron":
         text = reminder_text(notification)
         return f"Reminder: {shorten(text, REMINDER_TITLE_LIMIT)}" if text else "Reminder"
     label = _label(source)
-    return f"{label} from {_display_name(str(sender))}" if sender else label
+    return f"{label} from {_display_name(sender)}" if sender else label
 
 
-def title_for(notification: dict[str, Any]) -> str:
+def title_for(notification: DeliveredNotification) -> str:
     """The title for one notification: its source, and who sent it or what it is about (a
     reminder: its text; one delivered again on "later": "Reminder: " and its title)."""
     title = _plain_title(notification)
-    refs = notification.get("refs") or {}
-    if isinstance(refs, dict) and refs.get(AGAIN) and notification.get("source") != "cron":
+    if notification.refs.get(AGAIN) and notification.source != "cron":
         return f"Reminder: {title}"
     return title
 
@@ -186,14 +181,14 @@ def toast_for(ev: ReplyFinished) -> Toast:
     if len(notes) == 1:
         title = title_for(notes[0])
     elif notes:
-        labels = dict.fromkeys(_label(str(n.get("source") or "")) for n in notes)
+        labels = dict.fromkeys(_label(n.source) for n in notes)
         title = f"{len(notes)} notifications · {', '.join(labels)}"
     else:
         title = "TIC"
     body = strip_markdown(ev.text)
     if not body:
-        body = " ".join(str(n.get("summary") or "").strip() for n in notes).strip()
-    ids = [int(n["id"]) for n in notes if n.get("id") is not None]
+        body = " ".join(n.summary.strip() for n in notes).strip()
+    ids = [n.id for n in notes]
     return Toast(title, shorten(body, BODY_LIMIT), ev.message_id, ids, list(notes))
 
 
@@ -205,22 +200,22 @@ def reminders_of(toast: Toast) -> Toast | None:
         return None
     title = title_for(notes[0]) if len(notes) == 1 else f"{len(notes)} reminders"
     body = "; ".join(reminder_text(n) for n in notes)
-    ids = [int(n["id"]) for n in notes if n.get("id") is not None]
+    ids = [n.id for n in notes]
     return Toast(title, shorten(body, BODY_LIMIT), toast.message_id, ids, notes)
 
 
 _KINDS = {"email": ("email", "emails"), "whatsapp": ("message", "messages")}
 
 
-def _held_group(notification: dict[str, Any]) -> tuple[str, str]:
+def _held_group(notification: DeliveredNotification) -> tuple[str, str]:
     """(the group a held notification is counted in, what it adds to the group's list)."""
-    source = str(notification.get("source") or "")
+    source = notification.source
     if is_reminder(notification):
         return "reminder", reminder_text(notification)
     if source == "calendar":
-        return "calendar", shorten(str(notification.get("summary") or ""), CALENDAR_TITLE_LIMIT)
-    sender = notification.get("sender")
-    who = _display_name(str(sender)) if sender else ""
+        return "calendar", shorten(notification.summary, CALENDAR_TITLE_LIMIT)
+    sender = notification.sender
+    who = _display_name(sender) if sender else ""
     return f"{source}\0{who}", ""
 
 
@@ -343,7 +338,7 @@ class Notifier(QtCore.QObject):
             rest = [n for n in toast.notes if not is_reminder(n)]
             if not rest:
                 return await self._deliver(toast, can_mute=True)
-            ids = [int(n["id"]) for n in rest if n.get("id") is not None]
+            ids = [n.id for n in rest]
             self._hold(replace(toast, notes=rest, notification_ids=ids))
             return await self._deliver(reminders, can_mute=True)
         await self.flush_held()

@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 from desktop.qt import Qt, QtGui, QtWidgets
 from desktop.system.opener import Opener
+from engine.engine import Place
 from engine.errors import TicError
-from engine.types import Place
 
 log = logging.getLogger(__name__)
 

@@ -9,6 +9,7 @@ dialogs around them are thin, stay open while a step runs and show its error inl
 from __future__ import annotations
 
 import asyncio
+import html
 import webbrowser
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from datetime import datetime, timedelta
@@ -17,13 +18,23 @@ from pathlib import Path
 from typing import Any
 
 from desktop.qt import Qt, QtCore, QtGui, QtWidgets, Signal, Slot
-from desktop.settings.dialog import ERROR_COLOR, _Form, _hint, _message_label, _show_message
+from desktop.settings.form import ERROR_COLOR, Form, hint_label, message_label, show_message
 from desktop.widgets.dialogs import FittedDialog
 from desktop.widgets.qr import qr_presenter
-from engine.engine import Engine
+from engine.engine import (
+    ACCOUNT_LABELS,
+    UNOFFICIAL_WARNING,
+    AccountConfig,
+    AccountState,
+    Engine,
+    Kind,
+    MailProvider,
+    mail_providers,
+    missing_extra,
+    provider_for_address,
+)
 from engine.errors import TicError
 from engine.tasks import first_line, one_line
-from engine.types import ACCOUNT_LABELS, UNOFFICIAL_WARNING, AccountConfig, AccountState, Kind
 
 Spawn = Callable[[Coroutine[Any, Any, Any], str], asyncio.Task[Any]]
 
@@ -50,6 +61,7 @@ EXPORT_HELP = (
     "exports as they appear. Your own messages are recognised by your name and skipped."
 )
 IMAP_SECURITY = (("SSL/TLS", 993), ("STARTTLS", 143), ("None (unencrypted)", 143))
+OTHER_PROVIDER = "Other (type the server)"
 
 
 # --- words for the rows --------------------------------------------------------------------
@@ -220,10 +232,10 @@ class ConnectDialog(FittedDialog):
         self.setMinimumWidth(460)
         self.busy_text = busy_text
         self.body = QtWidgets.QWidget()
-        self.form = _Form()
+        self.form = Form()
         self.form.setContentsMargins(0, 0, 0, 0)
         self.body.setLayout(self.form)
-        self.message = _message_label()
+        self.message = message_label()
         self.buttons = QtWidgets.QDialogButtonBox(
             QtWidgets.QDialogButtonBox.StandardButton.Ok
             | QtWidgets.QDialogButtonBox.StandardButton.Cancel
@@ -235,7 +247,7 @@ class ConnectDialog(FittedDialog):
         layout.setContentsMargins(16, 16, 16, 12)
         layout.setSpacing(10)
         if help_text:
-            layout.addWidget(_hint(help_text))
+            layout.addWidget(hint_label(help_text))
         layout.addWidget(self.body)
         layout.addWidget(self.message)
         layout.addWidget(self.buttons)
@@ -247,11 +259,11 @@ class ConnectDialog(FittedDialog):
     def set_busy(self, busy: bool) -> None:
         self.body.setEnabled(not busy)
         self.ok_button.setEnabled(not busy)
-        _show_message(self.message, self.busy_text if busy else "")
+        show_message(self.message, self.busy_text if busy else "")
         self._fit_height()
 
     def show_error(self, text: str) -> None:
-        _show_message(self.message, text, ERROR_COLOR)
+        show_message(self.message, text, ERROR_COLOR)
         self._fit_height()
 
     def error(self) -> str | None:
@@ -299,12 +311,31 @@ class GoogleDialog(ConnectDialog):
 
 
 class ImapDialog(ConnectDialog):
+    """Server, security, user name, password and folders; a provider from the list (or the
+    one the address's domain names) fills the server and says where to make the password.
+    Every field stays editable: "Other" is any server at all."""
+
     def __init__(
-        self, config: AccountConfig | None = None, parent: QtWidgets.QWidget | None = None
+        self,
+        config: AccountConfig | None = None,
+        parent: QtWidgets.QWidget | None = None,
+        *,
+        providers: Sequence[MailProvider] = (),
+        suggest: Callable[[str], MailProvider | None] | None = None,
     ):
         super().__init__(
             "Connect email (IMAP)", "Connect", "Checking the login with the server…", parent
         )
+        self._providers = tuple(providers)
+        self._suggest = suggest
+        self.provider = QtWidgets.QComboBox()
+        self.provider.addItem(OTHER_PROVIDER)
+        for preset in self._providers:
+            self.provider.addItem(preset.name)
+        self.provider_help = hint_label()
+        self.provider_help.setTextFormat(Qt.TextFormat.RichText)
+        self.provider_help.setOpenExternalLinks(True)
+        self.provider_help.hide()
         self.host = QtWidgets.QLineEdit()
         self.host.setPlaceholderText("imap.example.com")
         self.security = QtWidgets.QComboBox()
@@ -315,24 +346,30 @@ class ImapDialog(ConnectDialog):
         self.port.setValue(IMAP_SECURITY[0][1])
         self.port.setMaximumWidth(100)
         self.username = QtWidgets.QLineEdit()
-        self.username.setPlaceholderText("you@example.com")
+        self.username.setPlaceholderText("usually your email address: you@example.com")
         self.password = QtWidgets.QLineEdit()
         self.password.setEchoMode(QtWidgets.QLineEdit.EchoMode.Password)
         self.folders = QtWidgets.QLineEdit("INBOX")
         self.security.currentIndexChanged.connect(self._security_changed)
         self._security = 0
+        self.provider.currentIndexChanged.connect(self._provider_chosen)
+        self.username.editingFinished.connect(self._suggest_provider)
+        self.host.textEdited.connect(self._server_typed)
 
         server = QtWidgets.QHBoxLayout()
         server.setSpacing(6)
         server.addWidget(self.host, 1)
         server.addWidget(QtWidgets.QLabel("Port:"))
         server.addWidget(self.port)
-        self.form.add_row("Server:", server)
-        self.form.add_row("Security:", self.security)
+        if self._providers:
+            self.form.add_row("Provider:", self.provider)
+            self.form.add_row("", self.provider_help)
         self.form.add_row("User name:", self.username)
         self.form.add_row("Password:", self.password)
+        self.form.add_row("Server:", server)
+        self.form.add_row("Security:", self.security)
         self.form.add_row("Folders:", self.folders)
-        self.form.add_row("", _hint("Comma-separated. The password is kept in your keyring."))
+        self.form.add_row("", hint_label("Comma-separated. The password is kept in your keyring."))
         if config is not None:
             self.fill(config)
 
@@ -345,6 +382,50 @@ class ImapDialog(ConnectDialog):
             self.port.setValue(int(opts["port"]))
         self.username.setText(opts.get("username", ""))
         self.folders.setText(", ".join(opts.get("folders", ["INBOX"])))
+        known = next((p for p in self._providers if p.host == self.host.text()), None)
+        self._show_provider(known, fill=False)
+
+    def chosen_provider(self) -> MailProvider | None:
+        index = self.provider.currentIndex() - 1  # 0 is "Other"
+        return self._providers[index] if 0 <= index < len(self._providers) else None
+
+    def choose_provider(self, name: str) -> None:
+        """Pick the preset called ``name`` (as the list does): its server, port and security
+        fill the fields, and where to make the password is shown."""
+        self.provider.setCurrentIndex(max(0, self.provider.findText(name)))
+
+    @Slot(int)
+    def _provider_chosen(self, _index: int) -> None:
+        self._show_provider(self.chosen_provider(), fill=True)
+
+    def _show_provider(self, preset: MailProvider | None, *, fill: bool) -> None:
+        if preset is not None and fill:
+            self.host.setText(preset.host)
+            self.security.setCurrentIndex(0 if preset.ssl else 1)
+            self.port.setValue(preset.port)
+        if self.chosen_provider() != preset:
+            with QtCore.QSignalBlocker(self.provider):
+                self.provider.setCurrentIndex(
+                    self._providers.index(preset) + 1 if preset is not None else 0
+                )
+        self.provider_help.setText(provider_help(preset) if preset is not None else "")
+        self.provider_help.setVisible(preset is not None)
+        QtCore.QTimer.singleShot(0, self._fit_height)  # once the new text is laid out
+
+    @Slot()
+    def _suggest_provider(self) -> None:
+        """An address at a provider's domain picks that provider, while none is chosen."""
+        if self._suggest is None or self.chosen_provider() is not None or self.host.text():
+            return
+        preset = self._suggest(self.username.text())
+        if preset is not None and preset in self._providers:
+            self._show_provider(preset, fill=True)
+
+    @Slot(str)
+    def _server_typed(self, text: str) -> None:
+        preset = self.chosen_provider()
+        if preset is not None and text.strip() != preset.host:
+            self._show_provider(None, fill=False)  # a server of the user's own: "Other"
 
     @Slot(int)
     def _security_changed(self, index: int) -> None:
@@ -363,6 +444,23 @@ class ImapDialog(ConnectDialog):
             "folders": self.folders.text(),
             "starttls": index == 1,
         }
+
+
+def provider_help(preset: MailProvider) -> str:
+    """Where to make the password, as rich text with the provider's page as a link."""
+    text = html.escape(preset.password)
+    if preset.link:
+        link = html.escape(preset.link, quote=True)
+        text += f' <a href="{link}">{html.escape(_page_name(preset.link))}</a>'
+    return text
+
+
+def _page_name(link: str) -> str:
+    """What the user will see open: "myaccount.google.com/apppasswords", or only the site
+    ("support.microsoft.com") when the rest is a long page id."""
+    shown = link.split("://", 1)[-1].rstrip("/")
+    site = shown.split("/", 1)[0]
+    return shown if len(shown) <= 40 else site
 
 
 class WhatsAppExportDialog(ConnectDialog):
@@ -434,9 +532,9 @@ class AccountsPage(QtWidgets.QWidget):
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setMinimumSize(300, 220)
         self.list.itemSelectionChanged.connect(self._update_buttons)
-        self.empty = _hint(EMPTY_TEXT)
+        self.empty = hint_label(EMPTY_TEXT)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.message = _message_label()
+        self.message = message_label()
 
         self.google_button = QtWidgets.QPushButton("Connect Google…")
         self.imap_button = QtWidgets.QPushButton("Connect email (IMAP)…")
@@ -480,7 +578,7 @@ class AccountsPage(QtWidgets.QWidget):
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(16, 16, 16, 16)
         layout.setSpacing(8)
-        layout.addWidget(_hint(INTRO))
+        layout.addWidget(hint_label(INTRO))
         layout.addLayout(stack, 1)
         layout.addLayout(actions)
         layout.addWidget(self.message)
@@ -562,11 +660,11 @@ class AccountsPage(QtWidgets.QWidget):
         return task
 
     def _show_status(self, error: str | None) -> None:
-        _show_message(self.message, error or "", ERROR_COLOR if error else None)
+        show_message(self.message, error or "", ERROR_COLOR if error else None)
 
     def _lacks_extra(self, kind: Kind) -> bool:
         """Show the one line naming the pip extra ``kind`` needs when it is not installed."""
-        hint = Engine.missing_extra(kind)
+        hint = missing_extra(kind)
         if hint is not None:
             self._show_status(hint)
         return hint is not None
@@ -658,7 +756,12 @@ class AccountsPage(QtWidgets.QWidget):
         return await self._submit(dialog, self.connect_imap_with(**dialog.values()))
 
     def imap_dialog(self, config: AccountConfig | None = None) -> ImapDialog:
-        return ImapDialog(config, self)
+        return ImapDialog(
+            config,
+            self,
+            providers=mail_providers(),  # the common providers' IMAP settings, as presets
+            suggest=provider_for_address,
+        )
 
     def open_imap_dialog(self, config: AccountConfig | None = None) -> None:
         self._open(self.imap_dialog(config), self.submit_imap)
@@ -712,7 +815,7 @@ class AccountsPage(QtWidgets.QWidget):
 
     async def accept_whatsapp_live(self) -> str | None:
         """After the warning was accepted: link this computer (a QR code window opens)."""
-        hint = Engine.missing_extra("whatsapp-live")
+        hint = missing_extra("whatsapp-live")
         if hint is not None:  # the whatsapp extra is not installed: say so, save nothing
             self._show_status(hint)
             return hint

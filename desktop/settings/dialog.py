@@ -13,96 +13,29 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop.qt import Qt, QtCore, QtGui, QtWidgets, Signal, Slot
+from desktop.settings.form import (
+    ERROR_COLOR,
+    OK_COLOR,
+    Form,
+    hint_label,
+    message_label,
+    page_layout,
+    show_message,
+)
 from desktop.settings.rules_editor import open_rules_file
 from desktop.system.autostart import unsupported_reason
-from engine.engine import Engine
+from engine.engine import check_choice
 from engine.errors import ModelError
+from engine.modeltypes import CapabilitySetting
+from engine.modeltypes import model_label as describe_model
 from engine.settings import Settings
-from engine.types import CapabilitySetting
-from engine.types import model_label as describe_model
 
 if TYPE_CHECKING:
     from desktop.settings.model_page import ModelLibraryPanel
 
-ERROR_COLOR = "#c62828"
-OK_COLOR = "#2e7d32"
 TIME_FORMAT = "HH:mm"
 DEFAULT_QUIET_START = "22:00"
 DEFAULT_QUIET_END = "07:00"
-
-
-def _wrapping_label(text: str = "") -> QtWidgets.QLabel:
-    """A word-wrapping label that takes the full width of its form row."""
-    label = QtWidgets.QLabel(text)
-    policy = QtWidgets.QSizePolicy(
-        QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Preferred
-    )
-    policy.setHeightForWidth(True)
-    label.setSizePolicy(policy)
-    label.setWordWrap(True)
-    return label
-
-
-def _hint(text: str = "") -> QtWidgets.QLabel:
-    """A muted, wrapping explanation under a control."""
-    label = _wrapping_label(text)
-    palette = label.palette()
-    muted = palette.color(QtGui.QPalette.ColorRole.PlaceholderText)
-    palette.setColor(QtGui.QPalette.ColorRole.WindowText, muted)
-    label.setPalette(palette)
-    return label
-
-
-def _message_label() -> QtWidgets.QLabel:
-    """An inline status line (errors in red); hidden while empty."""
-    label = _wrapping_label()
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    label.hide()
-    return label
-
-
-def _show_message(label: QtWidgets.QLabel, text: str, color: str | None = None) -> None:
-    label.setText(text)
-    label.setStyleSheet(f"color: {color};" if color else "")
-    label.setVisible(bool(text))
-
-
-class _Form(QtWidgets.QGridLayout):
-    """Label/field rows like QFormLayout, whose rows ignore height-for-width: in this grid
-    a word-wrapped label gets the height its text needs at the width it is given."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.setHorizontalSpacing(12)
-        self.setVerticalSpacing(8)
-        self.setColumnStretch(1, 1)
-
-    def add_row(self, label: str, field: QtWidgets.QWidget | QtWidgets.QLayout) -> None:
-        row = self.rowCount()
-        if label:
-            caption = QtWidgets.QLabel(label)
-            self.addWidget(caption, row, 0, Qt.AlignmentFlag.AlignRight)
-            if isinstance(field, QtWidgets.QWidget):
-                caption.setBuddy(field)
-        if isinstance(field, QtWidgets.QLayout):
-            self.addLayout(field, row, 1)
-        else:
-            self.addWidget(field, row, 1)
-
-
-def _page(*parts: QtWidgets.QLayout | QtWidgets.QWidget) -> QtWidgets.QVBoxLayout:
-    layout = QtWidgets.QVBoxLayout()
-    layout.setContentsMargins(16, 16, 16, 16)
-    layout.setSpacing(8)
-    for part in parts:
-        if isinstance(part, _Form):
-            part.setRowStretch(part.rowCount(), 1)  # spare height below the last row
-        if isinstance(part, QtWidgets.QLayout):
-            layout.addLayout(part)
-        else:
-            layout.addWidget(part)
-    layout.addStretch(1)
-    return layout
 
 
 class GeneralPage(QtWidgets.QWidget):
@@ -117,16 +50,16 @@ class GeneralPage(QtWidgets.QWidget):
         self.start_on_login = QtWidgets.QCheckBox("Start TIC Desktop when I log in")
         self.start_on_login.setChecked(settings.start_on_login)
 
-        form = _Form()
+        form = Form()
         form.add_row("Check for news every:", self.tick_interval)
-        form.add_row("", _hint("TIC reads new mail, messages and events this often."))
+        form.add_row("", hint_label("TIC reads new mail, messages and events this often."))
         form.add_row("Startup:", self.start_on_login)
         reason = unsupported_reason()
         if reason is not None:
             self.start_on_login.setEnabled(False)
             self.start_on_login.setToolTip(reason)
-            form.add_row("", _hint(reason))
-        self.setLayout(_page(form))
+            form.add_row("", hint_label(reason))
+        self.setLayout(page_layout(form))
 
     def values(self) -> dict[str, Any]:
         return {
@@ -181,7 +114,7 @@ class ModelPage(QtWidgets.QWidget):
         self.choose_button.clicked.connect(self._choose)
         self.embedded_button = QtWidgets.QPushButton("Use the embedded default")
         self.embedded_button.clicked.connect(self.use_embedded)
-        self.message = _message_label()
+        self.message = message_label()
         self.capability = QtWidgets.QComboBox()
         for value, text in CAPABILITY_CHOICES:
             self.capability.addItem(text, value)
@@ -198,28 +131,40 @@ class ModelPage(QtWidgets.QWidget):
         default_row.addWidget(self.embedded_button)
         default_row.addStretch(1)
 
-        form = _Form()
+        form = Form()
         form.add_row("Model file:", path_row)
         form.add_row("", self.message)
         form.add_row("", default_row)
         form.add_row(
             "",
-            _hint(
+            hint_label(
                 "A local GGUF model run by llama.cpp. When empty, TIC uses the first .gguf "
                 "file in the workspace's models folder, else the embedded SmolLM2-135M model."
             ),
         )
         form.add_row("The model is:", self.capability)
-        form.add_row("", _hint(CAPABILITY_HINT))
+        form.add_row("", hint_label(CAPABILITY_HINT))
         form.add_row("Memory:", self.keep_loaded)
         form.add_row(
             "",
-            _hint(
+            hint_label(
                 "Kept, replies start sooner. Off, the model's memory is freed after 5 "
                 "minutes without use, and loaded again when it is needed."
             ),
         )
-        self.setLayout(_page(form))
+        # The page scrolls as a whole on a small screen; the library (added to ``body`` by
+        # the dialog) scrolls with it rather than in a box of its own.
+        self.body = page_layout(form)
+        content = QtWidgets.QWidget()
+        content.setLayout(self.body)
+        scroll = QtWidgets.QScrollArea()
+        scroll.setWidget(content)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        outer = QtWidgets.QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
         if self.path() is not None:
             self.check()
 
@@ -253,7 +198,7 @@ class ModelPage(QtWidgets.QWidget):
             self._finish(None)
             return
         self._state = "checking"
-        _show_message(self.message, "Checking the model file…")
+        show_message(self.message, "Checking the model file…")
         generation = self._generation
         threading.Thread(
             target=self._check_in_worker, args=(generation, path), daemon=True, name="model-check"
@@ -262,9 +207,9 @@ class ModelPage(QtWidgets.QWidget):
     def _check_in_worker(self, generation: int, path: str) -> None:
         label: str | None = None
         try:
-            Engine.check_model(path)
+            capability = check_choice(path)
             error: str | None = None
-            label = describe_model(_model_name(path), Engine.judge_model(path))
+            label = describe_model(_model_name(path), capability)
         except ModelError as exc:
             error = str(exc)
         except Exception as exc:  # a worker must always report back
@@ -290,10 +235,10 @@ class ModelPage(QtWidgets.QWidget):
         if error is None:
             self._state = "valid"
             text = "" if self.path() is None else "✓ GGUF model file"
-            _show_message(self.message, text, OK_COLOR)
+            show_message(self.message, text, OK_COLOR)
         else:
             self._state = "invalid"
-            _show_message(self.message, error, ERROR_COLOR)
+            show_message(self.message, error, ERROR_COLOR)
         self.checked.emit(error)
 
     @Slot()
@@ -301,7 +246,7 @@ class ModelPage(QtWidgets.QWidget):
         self.path_edit.setToolTip(self.path_edit.text())
         self._generation += 1  # a check still running is for an older path
         self._state = "unchecked"
-        _show_message(self.message, "")
+        show_message(self.message, "")
         self.changed.emit()
 
     @Slot()
@@ -352,14 +297,14 @@ class NotificationsPage(QtWidgets.QWidget):
         self.quiet_enabled.setChecked(start is not None and end is not None)
         self.quiet_from = self._time_edit(start or DEFAULT_QUIET_START)
         self.quiet_to = self._time_edit(end or DEFAULT_QUIET_END)
-        self.summary = _hint()
-        self.message = _message_label()
+        self.summary = hint_label()
+        self.message = message_label()
         self.reminders_through = QtWidgets.QCheckBox(
             "Let my own reminders through while paused or in quiet hours"
         )
         self.reminders_through.setChecked(settings.reminders_through_pause)
 
-        form = _Form()
+        form = Form()
         form.add_row("Quiet hours:", self.quiet_enabled)
         form.add_row("From:", self.quiet_from)
         form.add_row("To:", self.quiet_to)
@@ -368,7 +313,7 @@ class NotificationsPage(QtWidgets.QWidget):
         form.add_row("Reminders:", self.reminders_through)
         form.add_row(
             "",
-            _hint(
+            hint_label(
                 "Reminders you set (and “Remind me in 1 hour”) still pop up; everything "
                 "else waits for one summary when the pause ends."
             ),
@@ -381,20 +326,20 @@ class NotificationsPage(QtWidgets.QWidget):
             )
             self.edit_rules_button = QtWidgets.QPushButton("Edit notification rules…")
             self.edit_rules_button.clicked.connect(self.edit_rules)
-            self.rules_message = _message_label()
+            self.rules_message = message_label()
             rules_row = QtWidgets.QHBoxLayout()
             rules_row.addWidget(self.edit_rules_button)
             rules_row.addStretch(1)
             form.add_row("Rules:", rules_row)
             form.add_row(
                 "",
-                _hint(
+                hint_label(
                     f"Your rules (who always gets through, what never does) are {where}. "
                     "Changes apply at the next check."
                 ),
             )
             form.add_row("", self.rules_message)
-        self.setLayout(_page(form))
+        self.setLayout(page_layout(form))
 
         self.quiet_enabled.toggled.connect(self._refresh)
         self.quiet_from.timeChanged.connect(self._refresh)
@@ -422,7 +367,7 @@ class NotificationsPage(QtWidgets.QWidget):
         if self._rules_file is None:
             return
         error = open_rules_file(self._rules_file)
-        _show_message(self.rules_message, error or "", ERROR_COLOR if error else None)
+        show_message(self.rules_message, error or "", ERROR_COLOR if error else None)
 
     @Slot()
     def _refresh(self) -> None:
@@ -441,7 +386,7 @@ class NotificationsPage(QtWidgets.QWidget):
             self.summary.setText(f"Quiet from {a} until {b}.")
         self.summary.setVisible(bool(self.summary.text()))
         error = "" if self.is_valid() else "“From” and “To” must differ."
-        _show_message(self.message, error, ERROR_COLOR)
+        show_message(self.message, error, ERROR_COLOR)
         self.changed.emit()
 
     def values(self) -> dict[str, Any]:
@@ -470,7 +415,7 @@ class SettingsDialog(QtWidgets.QDialog):
         model_library: ModelLibraryPanel | None = None,
         rules_page: QtWidgets.QWidget | None = None,
     ):
-        """``model_label``: what the current model is (``engine.types.model_label``), shown
+        """``model_label``: what the current model is (``engine.modeltypes.model_label``), shown
         as what "Automatic" means. ``rules_page``: the Rules tab, where the rules are edited
         (the Notifications page's "Edit notification rules…" then goes to it)."""
         super().__init__(parent)
@@ -486,8 +431,7 @@ class SettingsDialog(QtWidgets.QDialog):
         self.accounts_page = accounts_page
         self.model_library = model_library
         if model_library is not None:  # the catalog and the servers, under the model field
-            page = self.model_page.layout()
-            assert isinstance(page, QtWidgets.QVBoxLayout)
+            page = self.model_page.body
             page.insertWidget(page.count() - 1, model_library, 1)
             page.setStretch(page.count() - 1, 0)
             model_library.useRequested.connect(self.model_page.set_path)

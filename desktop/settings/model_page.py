@@ -14,13 +14,19 @@ from collections.abc import Callable, Coroutine
 from functools import partial
 from typing import Any
 
-from desktop.qt import Qt, QtGui, QtWidgets, Signal, Slot
-from desktop.settings.dialog import ERROR_COLOR, OK_COLOR, _hint, _message_label, _show_message
+from desktop.qt import Qt, QtCore, QtGui, QtWidgets, Signal, Slot
+from desktop.settings.form import ERROR_COLOR, OK_COLOR, hint_label, message_label, show_message
+from desktop.widgets.wrapping import wrap_rows
 from engine.bus import ModelDownloadEnded, ModelDownloadProgress
 from engine.engine import Engine
 from engine.errors import TicError
-from engine.modeltypes import CatalogChoice, DownloadState, LocalServer, human_bytes
-from engine.types import describe_capability
+from engine.modeltypes import (
+    CatalogChoice,
+    DownloadState,
+    LocalServer,
+    describe_capability,
+    human_bytes,
+)
 
 Spawn = Callable[[Coroutine[Any, Any, Any], str], asyncio.Task[Any]]
 
@@ -62,21 +68,13 @@ class ModelLibraryPanel(QtWidgets.QWidget):
 
         self._build_catalog()
         self._build_servers()
-        content = QtWidgets.QWidget()
-        inner = QtWidgets.QVBoxLayout(content)
-        inner.setContentsMargins(0, 0, 0, 0)
-        inner.setSpacing(10)
-        inner.addWidget(self.catalog_box)
-        inner.addWidget(self.servers_box)
-        inner.addStretch(1)
-        scroll = QtWidgets.QScrollArea()  # a small screen scrolls rather than squeezes
-        scroll.setWidget(content)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # No scroll area of its own: the Model page around it scrolls as a whole.
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 8, 0, 0)
-        layout.addWidget(scroll)
+        layout.setSpacing(10)
+        layout.addWidget(self.catalog_box)
+        layout.addWidget(self.servers_box)
+        layout.addStretch(1)
         self.refresh()
         for state in engine.models.downloads.values():
             self._show_download(state)
@@ -86,16 +84,20 @@ class ModelLibraryPanel(QtWidgets.QWidget):
     # -- layout ---------------------------------------------------------------------------
 
     def _build_catalog(self) -> None:
-        self.machine_label = _hint()
+        self.machine_label = hint_label()
         self.catalog = QtWidgets.QTreeWidget()
         self.catalog.setColumnCount(len(COLUMNS))
         self.catalog.setHeaderLabels(COLUMNS)
         self.catalog.setRootIsDecorated(False)
-        self.catalog.setUniformRowHeights(True)
+        wrap_rows(self.catalog, (STATUS,))  # a long status ("needs 4 CPU cores …") wraps, never cut
         self.catalog.setAlternatingRowColors(True)
-        self.catalog.setMinimumHeight(165)
+        self.catalog.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._fit_timer = QtCore.QTimer(self)  # a narrower Status column wraps to more lines
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.timeout.connect(self._fit_catalog)
+        self.catalog.header().sectionResized.connect(lambda *_args: self._fit_timer.start(0))
         self.catalog.itemSelectionChanged.connect(self._update_buttons)
-        self.details = _hint()
+        self.details = hint_label()
         self.download_button = QtWidgets.QPushButton("Download")
         self.pause_button = QtWidgets.QPushButton("Pause")
         self.use_button = QtWidgets.QPushButton("Use this model")
@@ -111,10 +113,10 @@ class ModelLibraryPanel(QtWidgets.QWidget):
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
         self.progress.setMaximumHeight(10)
-        self.progress_label = _hint()
+        self.progress_label = hint_label()
         self.progress.hide()
         self.progress_label.hide()
-        self.message = _message_label()
+        self.message = message_label()
 
         buttons = QtWidgets.QHBoxLayout()
         buttons.setSpacing(6)
@@ -150,7 +152,7 @@ class ModelLibraryPanel(QtWidgets.QWidget):
         self.use_server_button.clicked.connect(self.use_server_model)
         self.key_button = QtWidgets.QPushButton("API key…")
         self.key_button.clicked.connect(self.ask_server_key)
-        self.servers_message = _hint()
+        self.servers_message = hint_label()
 
         find_row = QtWidgets.QHBoxLayout()
         find_row.addWidget(self.find_button)
@@ -198,6 +200,18 @@ class ModelLibraryPanel(QtWidgets.QWidget):
             self.catalog.resizeColumnToContents(column)
         self.select(selected or next((c.name for c in choices if c.recommended), None))
         self._update_buttons()
+        self._fit_catalog()
+
+    def _fit_catalog(self) -> None:
+        """As tall as its rows: the page scrolls, the table inside it does not."""
+        self.catalog.doItemsLayout()
+        rows = sum(
+            self.catalog.visualItemRect(item).height()
+            for index in range(self.catalog.topLevelItemCount())
+            if (item := self.catalog.topLevelItem(index)) is not None
+        )
+        frame = 2 * self.catalog.frameWidth()
+        self.catalog.setFixedHeight(self.catalog.header().sizeHint().height() + rows + frame + 2)
 
     def _row(self, choice: CatalogChoice) -> QtWidgets.QTreeWidgetItem:
         mark = "✓ " if choice.in_use else ("★ " if choice.recommended else "")
@@ -267,7 +281,7 @@ class ModelLibraryPanel(QtWidgets.QWidget):
         self.key_button.setEnabled(server is not None)
 
     def _say(self, text: str, *, error: bool = False, ok: bool = False) -> None:
-        _show_message(self.message, text, ERROR_COLOR if error else (OK_COLOR if ok else None))
+        show_message(self.message, text, ERROR_COLOR if error else (OK_COLOR if ok else None))
 
     @Slot()
     def download_selected(self) -> None:

@@ -17,18 +17,19 @@ from typing import Any
 
 from desktop.qt import Qt, QtCore, QtGui, QtWidgets, Signal, Slot
 from desktop.settings.accounts_page import Spawn
-from desktop.settings.dialog import ERROR_COLOR, OK_COLOR, _hint, _message_label, _show_message
+from desktop.settings.form import ERROR_COLOR, OK_COLOR, hint_label, message_label, show_message
 from desktop.settings.rules_editor import open_rules_file
 from desktop.widgets.marked_editor import FLAG_COLOR, FLAG_MARK, MarkedEditor, muted_color
-from engine.engine import Engine
-from engine.errors import TicError
-from engine.types import (
+from desktop.widgets.wrapping import wrap_rows
+from engine.engine import (
     SOURCE_LABELS,
+    Engine,
     LineExplanation,
     PreviewedEvent,
     RulesPreview,
     RuleSuggestion,
 )
+from engine.errors import TicError
 
 DEBOUNCE_MS = 300
 PREVIEW_LIMIT = 50
@@ -119,15 +120,15 @@ class RulesPage(QtWidgets.QWidget):
         self.understanding = QtWidgets.QTextBrowser()
         self.understanding.setOpenLinks(False)
         self.understanding.anchorClicked.connect(self._on_anchor)
-        self.summary = _hint()
-        self.preview_title = _hint()
+        self.summary = hint_label()
+        self.preview_title = hint_label()
         self.preview_list = QtWidgets.QTreeWidget()
         self.preview_list.setHeaderLabels(list(PREVIEW_COLUMNS))
         self.preview_list.setRootIsDecorated(False)
-        self.preview_list.setUniformRowHeights(True)
+        wrap_rows(self.preview_list, (2, 3, 4))  # a long rule line wraps instead of being cut
         self.preview_list.setAlternatingRowColors(True)
         self.preview_list.itemDoubleClicked.connect(self._on_preview_item)
-        self.message = _message_label()
+        self.message = message_label()
         self.save_button = QtWidgets.QPushButton("Save")
         self.save_button.clicked.connect(lambda: self.save())
         self.revert_button = QtWidgets.QPushButton("Revert")
@@ -181,7 +182,7 @@ class RulesPage(QtWidgets.QWidget):
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(16, 16, 16, 16)
         layout.setSpacing(8)
-        layout.addWidget(_hint(INTRO))
+        layout.addWidget(hint_label(INTRO))
         layout.addWidget(split, 1)
         layout.addWidget(self.message)
         layout.addLayout(buttons)
@@ -206,13 +207,13 @@ class RulesPage(QtWidgets.QWidget):
         except TicError as exc:
             self._loaded = None
             self.editor.setReadOnly(True)
-            _show_message(self.message, str(exc), ERROR_COLOR)
+            show_message(self.message, str(exc), ERROR_COLOR)
             self._update_buttons()
             return
         self.editor.setReadOnly(False)
         self._loaded = text
         self.editor.setPlainText(text)
-        _show_message(self.message, "")
+        show_message(self.message, "")
         self.timer.stop()
         self.refresh_understanding()
         if self.isVisible():
@@ -239,9 +240,9 @@ class RulesPage(QtWidgets.QWidget):
             return
         if not self.modified:
             self.reload()
-            _show_message(self.message, "The rules file changed on disk; this is the new text.")
+            show_message(self.message, "The rules file changed on disk; this is the new text.")
             return
-        _show_message(
+        show_message(
             self.message,
             "The rules file changed on disk since you opened it: Save replaces it with your "
             "text, Revert shows the new one.",
@@ -263,15 +264,15 @@ class RulesPage(QtWidgets.QWidget):
         try:
             written = self.engine.save_rules(text, replacing=None if force else self._loaded)
         except TicError as exc:
-            _show_message(self.message, str(exc), ERROR_COLOR)
+            show_message(self.message, str(exc), ERROR_COLOR)
             return False
         if not written:
             try:
                 self._loaded = self.engine.rules_text()
             except TicError as exc:
-                _show_message(self.message, str(exc), ERROR_COLOR)
+                show_message(self.message, str(exc), ERROR_COLOR)
                 return False
-            _show_message(
+            show_message(
                 self.message,
                 "The rules file changed since you opened it (a rule added from the chat?). "
                 "Save again to replace it with your text, or Revert to see it.",
@@ -281,7 +282,7 @@ class RulesPage(QtWidgets.QWidget):
             return False
         self._loaded = text
         self._update_buttons()
-        _show_message(self.message, "Saved. TIC uses these rules from the next check.", OK_COLOR)
+        show_message(self.message, "Saved. TIC uses these rules from the next check.", OK_COLOR)
         self.saved.emit()
         return True
 
@@ -291,7 +292,7 @@ class RulesPage(QtWidgets.QWidget):
         error = open_rules_file(self.engine.workspace.rules_file)
         if error is None and self.modified:
             error = "Your unsaved edits here are not in the file the editor opened."
-        _show_message(self.message, error or "", ERROR_COLOR if error else None)
+        show_message(self.message, error or "", ERROR_COLOR if error else None)
 
     # -- understanding --------------------------------------------------------------------------
 
@@ -504,7 +505,9 @@ class RulesPage(QtWidgets.QWidget):
                 if row.changed:
                     item.setFont(column, bold)
             self.preview_list.addTopLevelItem(item)
-        for column, width in enumerate((150, 115, 180, 220)):
+        for column in range(2):  # the decision and the time: as wide as their words
+            self.preview_list.resizeColumnToContents(column)
+        for column, width in ((2, 170), (3, 190)):  # "Decided by" takes the rest and wraps
             self.preview_list.setColumnWidth(column, width)
 
     def _preview_heading(self, preview: RulesPreview) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from desktop.qt import Qt, QtCore, QtGui
 
 STATE_COLOURS = {
@@ -20,6 +22,18 @@ def state_icon(state: str, size: int = 64) -> QtGui.QIcon:
 def app_pixmap(size: int) -> QtGui.QPixmap:
     """The application's icon (the idle tray icon), drawn at ``size`` pixels."""
     return state_pixmap("idle", size)
+
+
+def write_app_icon(path: Path, size: int = 128) -> Path:
+    """The application's icon as a PNG file at ``path`` (for toasts: a notification server
+    shows a file, and the desktop entry's named icon may not be installed). OSError when it
+    cannot be written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    if not app_pixmap(size).save(str(tmp), "PNG"):
+        raise OSError(f"cannot write the app's icon to {path}")
+    tmp.replace(path)
+    return path
 
 
 def state_pixmap(state: str, size: int = 64) -> QtGui.QPixmap:

@@ -14,7 +14,7 @@ from engine.agent.loop import ToolStep, Transcript, estimate_tokens, result_mess
 from engine.agent.taint import OUTSIDE, Sources, as_data
 from engine.llm.base import Completion, Message
 from engine.store import chat
-from engine.store.db import database
+from engine.store.base import database
 from engine.store.fields import utcnow
 from engine.store.models import ChatMessage, ChatToolCall
 
@@ -207,6 +207,7 @@ class Proposal:
     tool: str
     arguments: dict[str, Any]
     outside: Sources = ()  # where its words came from (marked: see engine.agent.taint)
+    language: str = "en"  # the language the change was asked in, to answer in
 
 
 def pending_proposal(session_id: int) -> Proposal | None:
@@ -220,5 +221,6 @@ def pending_proposal(session_id: int) -> Proposal | None:
         if not isinstance(proposed, dict):
             return None
         arguments = dict(proposed.get("arguments") or {})
-        return Proposal(str(proposed.get("tool")), arguments, taint.sources(meta))
+        language = str(proposed.get("language") or "en")
+        return Proposal(str(proposed.get("tool")), arguments, taint.sources(meta), language)
     return None

@@ -12,6 +12,7 @@ import re
 from datetime import datetime, timedelta
 from typing import Any
 
+from engine.chat.replies import words as reply_words
 from engine.triage.rules.edit import SECTION_TITLES
 from engine.triage.rules.parse import ALWAYS, NEVER
 
@@ -263,25 +264,41 @@ def unidentified_answer(summary: str) -> str:
     )
 
 
-def read_rule_answer(arguments: dict[str, Any], status: str, result: str) -> str:
+def read_rule_answer(
+    arguments: dict[str, Any],
+    status: str,
+    result: str,
+    *,
+    language: str = "en",
+    reading: str | None = None,
+) -> str:
     """A rule the user said in their own words, added as said: the answer quotes it and
-    says how it reads (``rule_answer`` for the held and flagged outcomes)."""
+    says how it reads, in the request's ``language`` (``reading``: the line's reading in
+    that language; ``rule_answer`` for the held and flagged outcomes)."""
     read = READ_AS.search(result) if status == "done" else None
     if read is None or read.group(1).startswith("\u26a0") or read.group(2):
         return rule_answer(arguments, status, result)
     rule = _one_line(arguments.get("rule")).lstrip("-*• ").strip()
-    title = _section_title(str(arguments.get("section", "")))
-    said, reading = f"\u201c{rule}\u201d", f"\u201c{read.group(1)}\u201d"
-    return f"Done \u2014 I added to {title}: {said}. I read it as {reading}."
-
-
-def unread_request_answer(unread: tuple[tuple[str, str], ...]) -> str:
-    """A rule change the reader could not read in full: nothing was changed, and why."""
-    parts = [f"in \u201c{_one_line(said)}\u201d {why}" for said, why in unread]
-    return (
-        f"I didn't change your rules: {'; '.join(parts)}. Say it another way (for example "
-        f"with the sender's name or address), or edit your rules in {RULES_PAGE}."
+    said_in = reply_words(language)
+    section = str(said_in.table["sections"].get(str(arguments.get("section", "")), ""))
+    return said_in.text(
+        "rule_added",
+        section=section or _section_title(str(arguments.get("section", ""))),
+        rule=said_in.text("quote", text=rule),
+        reading=said_in.text("quote", text=reading or read.group(1)),
     )
+
+
+def unread_request_answer(unread: tuple[tuple[str, str], ...], language: str = "en") -> str:
+    """A rule change the reader could not read in full: nothing was changed, and why, in
+    the request's ``language``."""
+    said_in = reply_words(language)
+    parts = [
+        said_in.text("unread_part", said=said_in.text("quote", text=_one_line(said)), why=why)
+        for said, why in unread
+    ]
+    page = str(said_in.table.get("rules_page", RULES_PAGE))
+    return said_in.text("rules_unchanged", parts="; ".join(parts), page=page)
 
 
 def refused_answer(rule: str, others: int, example: str, days: int) -> str:

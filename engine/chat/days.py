@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from functools import cache
 
@@ -122,59 +122,77 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.P
     return day_month, month_day, weekdays, day_of_month
 
 
+@dataclass
+class _Named:
+    """What a reading's words name, in the order read: the days, where each one's words
+    begin (for "since") and the parts of a day."""
+
+    days: list[When] = field(default_factory=list)
+    starts: list[int] = field(default_factory=list)
+    parts: list[str] = field(default_factory=list)
+
+    def add(self, when: When, start: int) -> None:
+        self.days.append(when)
+        self.starts.append(start)
+
+
 def read_days(reading: Reading) -> When | None:
     """What ``reading``'s text says about a day, its words taken out of it; None when it
     names two (nothing named is ``When()``)."""
-    days: list[When] = []
-    parts: list[str] = []
-    starts: list[int] = []  # where each day's words begin, for "since"
+    named = _Named()
     day_month, month_day, weekdays, day_of_month = _patterns()
     for m in reading.find(ISO):
-        days.append(When(year=int(m.group(1)), month=int(m.group(2)), day=int(m.group(3))))
-        starts.append(m.start())
+        named.add(When(year=int(m.group(1)), month=int(m.group(2)), day=int(m.group(3))), m.start())
     for m in reading.find(NUMERIC):
-        days.append(_numeric(m))
-        starts.append(m.start())
+        named.add(_numeric(m), m.start())
     for pattern, day_group, month_group in ((day_month, 1, 2), (month_day, 2, 1)):
         for m in reading.find(pattern):
             month, codes = _month_names()[m.group(month_group)]
             reading.vote(codes, len(m.group(month_group)))
             year = int(m.group(3)) if m.group(3) else None
-            days.append(When(day=int(m.group(day_group)), month=month, year=year))
-            starts.append(m.start())
+            named.add(When(day=int(m.group(day_group)), month=month, year=year), m.start())
+    _day_phrases(reading, named)
+    for m in reading.find(weekdays):
+        number, codes = _weekday_names()[m.group(1)]
+        reading.vote(codes, len(m.group(1)))
+        named.add(When(weekday=number), m.start())
+    for m in reading.find(day_of_month):
+        named.add(When(day=int(m.group(1) or m.group(2))), m.start())
+    return _the_one_day(reading, named)
+
+
+def _day_phrases(reading: Reading, named: _Named) -> None:
+    """The language data's words for a day, a week or a part of a day ("tomorrow", "next
+    week", "this afternoon"), taken out of ``reading``."""
     for phrase in reading.spans(*(f"dates.{k}" for k in DAY_KEYS)):
         reading.take_phrase(phrase)
         name = phrase.key.removeprefix("dates.")
         if name in PARTS:
-            parts.append(name)
+            named.parts.append(name)
             continue
-        starts.append(phrase.start)
         if name in THIS_PART:
-            days.append(When(relative=0))
-            parts.append(THIS_PART[name])
+            named.add(When(relative=0), phrase.start)
+            named.parts.append(THIS_PART[name])
         elif name in RELATIVE:
-            days.append(When(relative=RELATIVE[name]))
+            named.add(When(relative=RELATIVE[name]), phrase.start)
         elif name == "weekend":
-            days.append(When(weekend=True))
+            named.add(When(weekend=True), phrase.start)
         else:
-            days.append(When(week=0 if name == "this_week" else 1))
-    for m in reading.find(weekdays):
-        number, codes = _weekday_names()[m.group(1)]
-        reading.vote(codes, len(m.group(1)))
-        days.append(When(weekday=number))
-        starts.append(m.start())
-    for m in reading.find(day_of_month):
-        days.append(When(day=int(m.group(1) or m.group(2))))
-        starts.append(m.start())
-    found = list(dict.fromkeys(days))
-    if len(found) > 1 or len(set(parts)) > 1:
+            named.add(When(week=0 if name == "this_week" else 1), phrase.start)
+
+
+def _the_one_day(reading: Reading, named: _Named) -> When | None:
+    """The one day ``named`` holds with its part of the day, "next" and "since" (taken out of
+    ``reading``); None when it holds two days or two parts."""
+    found = list(dict.fromkeys(named.days))
+    if len(found) > 1 or len(set(named.parts)) > 1:
         return None
     when = found[0] if found else When()
-    if parts:
-        when = replace(when, part=parts[0])
+    if named.parts:
+        when = replace(when, part=named.parts[0])
     if when.weekday is not None and reading.take("dates.next"):
         when = replace(when, next=True)
-    if starts and _since(reading, starts[0]):
+    if named.starts and _since(reading, named.starts[0]):
         when = replace(when, since=True)
     return when
 

@@ -1,16 +1,21 @@
 """Notification delivery: from ``notify()`` to the main agent's words in the chat.
 
-``notify()`` commits the notification before returning. The consumer waits for the first
-one, keeps collecting for a 200 ms batch window, appends a synthetic assistant message with a
-completed ``read_notification`` call holding the batch (at most ``MAX_BATCH`` notifications:
-the rest follow in the next reply), and resumes the main agent, whose reply is what the user
-sees. On a tiny model that turn's reply is composed in code from the facts
-(:mod:`engine.chat.compose`), with no model call; a capable model writes it in one call, and
-a reply that leaves out who or what, or states a fact the notifications do not hold, is
-replaced by the composed one. Notifications are marked delivered in the same transaction as
-that reply; if the turn fails they stay pending and are retried with backoff (and after
-repeated failures delivered in plain words), so none is ever dropped. A delivery a crash
-interrupted is undone on start and made again.
+``notify()`` commits the notification (a typed draft) before returning. The consumer waits
+for the first one, keeps collecting for a 200 ms batch window, appends a synthetic assistant
+message with a completed ``read_notification`` call holding the batch (at most ``MAX_BATCH``
+notifications: the rest follow in the next reply), and calls ``ChatHub.resume()``: the
+resumed turn sees the completed call on the last assistant message and runs
+:meth:`Delivery.notification_turn`, whose reply is what the user sees. On a tiny model that
+turn's reply is composed in code from the facts (:mod:`engine.chat.compose`), with no model
+call; a capable model writes it in one call, and a reply that leaves out who or what, or
+states a fact the notifications do not hold, is replaced by the composed one. Notifications
+are marked delivered in the same transaction as that reply; if the turn fails they stay
+pending and are retried with backoff (and after repeated failures delivered in plain words),
+so none is ever dropped. A delivery a crash interrupted is undone on start and made again.
+
+The events TIC notified arrive parsed with their drafts and are kept until delivered, so an
+event's JSON is parsed once on its way from the store to the toast (an event read back after
+a restart, or a job's, is parsed here).
 """
 
 from __future__ import annotations
@@ -19,27 +24,26 @@ import asyncio
 import json
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
-from engine import schemas
 from engine.agent import taint
 from engine.agent.taint import OUTSIDE, Sources
-from engine.agent.tools.notify import NOTIFICATION_SCHEMA
+from engine.agent.tools.notify import NotificationDraft
 from engine.agent.transcript import StoredTranscript, prompt_messages
 from engine.bus import EventBus, NotificationQueued, ReplyStarted, TurnFailed
 from engine.chat.compose import compose_facts
 from engine.chat.factcheck import check_reply
 from engine.chat.facts import NoteFacts, batch_facts, events_of
-from engine.chat.turns import Turns
+from engine.chat.turns import Events, Turns
 from engine.chat.wording import fallback_text, outside_source
-from engine.clock import local_zone_name, parse_instant, zone
+from engine.clock import local_zone_name, zone
 from engine.errors import StoreDamaged
-from engine.jobs.scheduler import AGAIN
+from engine.events import Event
 from engine.llm.base import Completion, Message
 from engine.store import chat
-from engine.store.db import database
+from engine.store.base import database
 from engine.store.models import ChatMessage, Notification
 from engine.tasks import Periodic, report
 
@@ -52,6 +56,9 @@ SYNTHETIC_REASONING = (
     "Let me read them and surface anything relevant to the user."
 )
 
+Resume = Callable[[int, str], Awaitable[ChatMessage]]
+"""``ChatHub.resume(session_id, kind)``: the session's next turn, as its last message asks."""
+
 
 class Delivery:
     def __init__(
@@ -59,6 +66,7 @@ class Delivery:
         turns: Turns,
         bus: EventBus,
         *,
+        resume: Resume,
         batch_window: float = BATCH_WINDOW_SECONDS,
         retry_delays: tuple[float, ...] = (5.0, 30.0),
         clock: Callable[[], datetime],
@@ -66,11 +74,13 @@ class Delivery:
     ):
         self.turns = turns
         self.bus = bus
+        self.resume = resume
         self.retry_delays = retry_delays
         self.clock = clock
         self.user_zone = user_zone
         self.marks: dict[str, Any] = {}  # added to each reply's meta (a tick's "unprinted")
         self._damage_said: set[str] = set()
+        self._events: dict[str, Event] = {}  # of pending notifications, as TIC parsed them
         self._consumer = Periodic(
             "chathub-notifications",
             self._deliver_and_wait,
@@ -102,30 +112,26 @@ class Delivery:
 
     # notify -----------------------------------------------------------------------------
 
-    async def notify(
-        self, payload: dict[str, Any], *, reason: str | None = None, rule: str | None = None
-    ) -> Notification | None:
-        """Persist a notification (``notify``'s structure) and wake the consumer. Returns
-        None when the same event was already notified (its ``refs.event_id`` is the key; a
-        notification delivered again on the user's "later" is keyed by its ``refs.again``)."""
-        schemas.validate(payload, NOTIFICATION_SCHEMA)
-        refs = dict(payload.get("refs") or {})
-        event_id = refs.get("event_id")
-        key = refs.get(AGAIN) or event_id
+    async def notify(self, draft: NotificationDraft) -> Notification | None:
+        """Persist a notification and wake the consumer. Returns None when the same event
+        was already notified (its ``refs.event_id`` is the key; a notification delivered
+        again on the user's "later" is keyed by its ``refs.again``)."""
         record = chat.add_notification(
-            dedup_key=str(key) if key else f"adhoc:{uuid.uuid4()}",
-            event_id=str(event_id) if event_id else None,
-            source=payload["source"],
-            event_type=payload["event_type"],
-            summary=payload["summary"].strip(),
-            event_time=parse_instant(payload.get("event_time")),  # naive: no time
-            refs=refs,
-            reason=reason,
-            rule=rule,
+            dedup_key=draft.dedup_key or f"adhoc:{uuid.uuid4()}",
+            event_id=draft.event_id,
+            source=draft.source,
+            event_type=draft.event_type,
+            summary=draft.summary,
+            event_time=draft.event_time,
+            refs=draft.refs,
+            reason=draft.reason,
+            rule=draft.rule,
             created_at=self.clock(),
         )
         if record is None:
             return None
+        if draft.event is not None and record.event_id is not None:
+            self._events[record.event_id] = draft.event
         self.bus.publish(NotificationQueued(record.id, record.source, record.summary))
         self._consumer.wake()
         return record
@@ -161,44 +167,65 @@ class Delivery:
         if not batch:
             return None
         session = chat.default_session()
-        async with self.turns.lock(session.id):
-            facts = batch_facts(batch, events_of(batch))
+        async with self.turns.lock(session.id):  # until the reply: ``resume`` re-enters it
             if max(n.attempts for n in batch) >= len(self.retry_delays) + 1:
-                return self._deliver_plainly(session.id, batch, facts)
+                return self._deliver_plainly(session.id, batch)
             synthetic = self._append_synthetic(session.id, batch)
             try:
-                if self.turns.loop.model.capability == "tiny":
-                    return self._deliver_composed(session.id, batch, facts)
-                # Only the synthetic message: announcing needs no older context, and small
-                # models would copy their earlier replies. One model call: everything the
-                # reply needs is in the completed read_notification, so the step may only
-                # reply (no tool list in the prompt, nothing to call again).
-                transcript = CheckedTranscript(
-                    session.id,
-                    facts,
-                    now=self.clock(),
-                    tz=self.user_zone(),
-                    reply_meta=self._meta(batch),
-                    on_reply=self._mark_delivered(batch),
-                )
-                return await self.turns.run(transcript, delivered=batch, reply_only=True)
+                return await self.resume(session.id, "notification")
             except StoreDamaged as exc:  # every try would fail the same: no retries
                 chat.delete_from(synthetic.id)
                 self._say_damage(session.id, exc)
-                return self._deliver_plainly(session.id, batch, facts)
+                return self._deliver_plainly(session.id, batch)
             except Exception as exc:
                 chat.delete_from(synthetic.id)
                 error = self._record_failure(batch, exc)
                 self.bus.publish(TurnFailed(session.id, "notification", error))
                 return None
 
+    async def notification_turn(
+        self, synthetic: ChatMessage, batch: Sequence[Notification]
+    ) -> ChatMessage:
+        """The turn resumed on a completed ``read_notification`` (``synthetic`` holds it, for
+        ``batch``): its reply tells the user, and marks the batch delivered. On a tiny model
+        the reply is composed from the facts and no model is asked; on a capable one the main
+        agent's LLM loop writes it, checked against the facts."""
+        session_id = synthetic.session_id
+        events = self._events_of(batch)
+        facts = batch_facts(batch, events)
+        if self.turns.loop.model.capability == "tiny":
+            return self._deliver_composed(session_id, batch, facts, events)
+        # Only the synthetic message: announcing needs no older context, and small models
+        # would copy their earlier replies. One model call: everything the reply needs is in
+        # the completed read_notification, so the step may only reply (no tool list in the
+        # prompt, nothing to call again).
+        transcript = CheckedTranscript(
+            session_id,
+            facts,
+            now=self.clock(),
+            tz=self.user_zone(),
+            reply_meta=self._meta(batch),
+            on_reply=self._mark_delivered(batch),
+        )
+        return await self.turns.run(transcript, delivered=batch, events=events, reply_only=True)
+
     def opening(self) -> list[Message]:
         """What a capable model's notification reply opens with: the agent's system message
-        with no tools (the turn may only reply), as ``deliver_pending`` runs it."""
+        with no tools (the turn may only reply), as ``notification_turn`` runs it."""
         return [self.turns.loop.system_message(self.turns.agent(), [])]
 
+    def _events_of(self, batch: Sequence[Notification]) -> Events:
+        """The batch's events: those TIC handed over parsed, the rest read from the store."""
+        kept = {n.event_id: self._events[n.event_id] for n in batch if n.event_id in self._events}
+        missing = [n for n in batch if n.event_id is not None and n.event_id not in kept]
+        return {**kept, **events_of(missing)} if missing else kept
+
     def _deliver_composed(
-        self, session_id: int, batch: list[Notification], facts: list[NoteFacts]
+        self,
+        session_id: int,
+        batch: Sequence[Notification],
+        facts: list[NoteFacts],
+        events: Events,
     ) -> ChatMessage:
         """The resumed turn on a tiny model: its reply is composed from the facts, and no
         model is asked (the reply's meta says so, for "why?" and the history)."""
@@ -211,7 +238,7 @@ class Delivery:
             on_reply=self._mark_delivered(batch),
         )
         reply: ChatMessage = transcript.add_reply(text, Completion(text))
-        self.turns.finished(reply, "notification", batch)
+        self.turns.finished(reply, "notification", batch, events)
         return reply
 
     def _append_synthetic(self, session_id: int, batch: list[Notification]) -> ChatMessage:
@@ -235,7 +262,7 @@ class Delivery:
             chat.attach([n.id for n in batch], msg.id)
         return msg
 
-    def _meta(self, batch: list[Notification]) -> dict[str, Any]:
+    def _meta(self, batch: Sequence[Notification]) -> dict[str, Any]:
         return {**_reply_meta(batch), **self.marks}
 
     def _say_damage(self, session_id: int, exc: StoreDamaged) -> None:
@@ -247,22 +274,25 @@ class Delivery:
         log.error("%s", exc)
         self.bus.publish(TurnFailed(session_id, "notification", str(exc)))
 
-    def _mark_delivered(self, batch: list[Notification]) -> Callable[[ChatMessage], None]:
+    def _mark_delivered(self, batch: Sequence[Notification]) -> Callable[[ChatMessage], None]:
         ids = [n.id for n in batch]
 
         def mark(reply: ChatMessage) -> None:
             chat.mark_delivered(ids, reply.id, self.clock())
+            for n in batch:  # delivered: their events are the store's alone again
+                if n.event_id is not None:
+                    self._events.pop(n.event_id, None)
 
         return mark
 
-    def _deliver_plainly(
-        self, session_id: int, batch: list[Notification], facts: list[NoteFacts]
-    ) -> ChatMessage:
+    def _deliver_plainly(self, session_id: int, batch: list[Notification]) -> ChatMessage:
         """Last resort when the model keeps failing: the user still gets every notification,
         in the composed words (or a bare list should composing fail too)."""
         meta: dict[str, Any] = {"kind": "notification", "fallback": True, **self._meta(batch)}
+        events: Events = {}
         try:
-            text = compose_facts(facts, self.clock(), self.user_zone())
+            events = self._events_of(batch)
+            text = compose_facts(batch_facts(batch, events), self.clock(), self.user_zone())
             meta["composed"] = True
         except Exception:
             log.exception("composing a notification reply failed; listing the summaries")
@@ -270,7 +300,7 @@ class Delivery:
         with database.atomic():
             reply = chat.add_message(session_id, "assistant", text, meta=meta)
             self._mark_delivered(batch)(reply)
-        self.turns.finished(reply, "notification", batch)
+        self.turns.finished(reply, "notification", batch, events)
         return reply
 
     def _record_failure(self, batch: list[Notification], exc: BaseException) -> str:
@@ -286,7 +316,7 @@ class Delivery:
         return error
 
 
-def _reply_meta(batch: list[Notification]) -> dict[str, Any]:
+def _reply_meta(batch: Sequence[Notification]) -> dict[str, Any]:
     return {
         OUTSIDE: list(taint.merge(outside_source(n) for n in batch)),
         "notification_ids": [n.id for n in batch],

@@ -10,7 +10,7 @@ words are not checked."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 
@@ -274,28 +274,36 @@ def known_from(
 # -- what the reply states ------------------------------------------------------------------
 
 
-def _invented(text: str, known: Known) -> list[str]:
-    problems: list[str] = []
+def _cut(m: re.Match[str]) -> str:
+    return " " * len(m.group(0))
 
-    def cut(m: re.Match[str]) -> str:
-        return " " * len(m.group(0))
 
+def _links(text: str, known: Known, problems: list[str]) -> str:
     for m in URL.finditer(text):
         url = fold(m.group(0).rstrip(".,;:!?"))
         if url.split("://", 1)[-1] not in known.text:
             problems.append(f"invented link {m.group(0)}")
-    text = URL.sub(cut, text)
+    return URL.sub(_cut, text)
+
+
+def _addresses(text: str, known: Known, problems: list[str]) -> str:
     for m in EMAIL.finditer(text):
         if fold(m.group(0)) not in known.text:
             problems.append(f"invented address {m.group(0)}")
-    text = EMAIL.sub(cut, text)
+    return EMAIL.sub(_cut, text)
+
+
+def _iso_instants(text: str, known: Known, problems: list[str]) -> str:
     for m in ISO.finditer(text):
         year, month, day = (int(g) for g in m.group(1, 2, 3))
         if year not in known.years or (month, day) not in known.dates:
             problems.append(f"invented date {m.group(1)}-{m.group(2)}-{m.group(3)}")
         if m.group(4) is not None and (int(m.group(4)), int(m.group(5))) not in known.times:
             problems.append(f"invented time {m.group(4)}:{m.group(5)}")
-    text = ISO.sub(cut, text)
+    return ISO.sub(_cut, text)
+
+
+def _clock_times(text: str, known: Known, problems: list[str]) -> str:
     for pattern in (TIME, TIME_SUFFIX):
         for m in pattern.finditer(text):
             h, minute, suffix = int(m.group(1)), int(m.group(2) or 0), m.group(3)
@@ -304,10 +312,18 @@ def _invented(text: str, known: Known) -> list[str]:
                 options.add(((h + 12) % 24, minute))
             if not options & known.times:
                 problems.append(f"invented time {m.group(0).strip()}")
-        text = pattern.sub(cut, text)
+        text = pattern.sub(_cut, text)
+    return text
+
+
+def _noon_and_midnight(text: str, known: Known, problems: list[str]) -> str:
     for m in NOON.finditer(text):
         if (0 if m.group(1).lower() == "midnight" else 12, 0) not in known.times:
             problems.append(f"invented time {m.group(0)}")
+    return text
+
+
+def _dates_in_words(text: str, known: Known, problems: list[str]) -> str:
     for pattern, order in ((DAY_MONTH, (2, 1)), (MONTH_DAY, (1, 2))):
         for m in pattern.finditer(text):
             month, day = MONTHS[m.group(order[0]).lower()], int(m.group(order[1]))
@@ -316,28 +332,66 @@ def _invented(text: str, known: Known) -> list[str]:
                 written_year and int(written_year) not in known.years
             ):
                 problems.append(f"invented date {m.group(0).strip().rstrip('.')}")
-        text = pattern.sub(cut, text)
+        text = pattern.sub(_cut, text)
+    return text
+
+
+def _dates_in_numbers(text: str, known: Known, problems: list[str]) -> str:
     for pattern in (SLASH_DATE, DOT_DATE):
         for m in pattern.finditer(text):
             a, b = int(m.group(1)), int(m.group(2))
             if not {(a, b), (b, a)} & known.dates:
                 problems.append(f"invented date {m.group(0).strip()}")
-        text = pattern.sub(cut, text)
+        text = pattern.sub(_cut, text)
+    return text
+
+
+def _weekdays(text: str, known: Known, problems: list[str]) -> str:
     for m in WEEKDAY.finditer(text):
         if WEEKDAYS.index(m.group(1).lower()) not in known.weekdays:
             problems.append(f"invented weekday {m.group(0)}")
     for m in WEEKDAY_ABBR.finditer(text):
         if _DAY_ABBR[m.group(1).lower()] not in known.weekdays:
             problems.append(f"invented weekday {m.group(1)}")
+    return text
+
+
+def _relative_days(text: str, known: Known, problems: list[str]) -> str:
     for m in RELATIVE.finditer(text):
-        phrase = m.group(1).lower()
-        if RELATIVE_DAYS[phrase] not in known.days:
+        if RELATIVE_DAYS[m.group(1).lower()] not in known.days:
             problems.append(f"invented day \u201c{m.group(1)}\u201d")
+    return text
+
+
+def _numbers(text: str, known: Known, problems: list[str]) -> str:
     for m in NUMBER.finditer(text):
         if _number(m.group(0)) not in known.numbers:
             problems.append(f"invented number {m.group(0)}")
-    problems += _invented_names(text, known)
-    return problems
+    return text
+
+
+# Each check adds what the text says that ``known`` does not, and returns the text with what
+# it read blanked out where later checks would read it again (a link's or a date's digits as
+# a time or a number). The order matters.
+_CHECKS: tuple[Callable[[str, Known, list[str]], str], ...] = (
+    _links,
+    _addresses,
+    _iso_instants,
+    _clock_times,
+    _noon_and_midnight,
+    _dates_in_words,
+    _dates_in_numbers,
+    _weekdays,
+    _relative_days,
+    _numbers,
+)
+
+
+def _invented(text: str, known: Known) -> list[str]:
+    problems: list[str] = []
+    for check in _CHECKS:
+        text = check(text, known, problems)
+    return problems + _invented_names(text, known)
 
 
 def _sentence_initial(text: str, start: int) -> bool:

@@ -20,7 +20,8 @@ from engine.agent.actions import Action
 from engine.agent.loop import AgentLoop, render_result
 from engine.agent.taint import Sources
 from engine.agent.tools.base import ToolContext
-from engine.agent.tools.rules import HELD
+from engine.agent.tools.notify import NotificationDraft, ReadNotificationTool
+from engine.agent.tools.rules import HELD, RemoveNotificationRuleTool
 from engine.agent.transcript import Proposal, StoredTranscript, pending_proposal
 from engine.bus import EventBus, ReplyStarted, ToolCalled, TurnFailed, UserMessageAdded
 from engine.chat.answers import (
@@ -58,13 +59,14 @@ from engine.chat.intents import (
     social_request,
     yes_or_no,
 )
+from engine.chat.removal import Removal, proposed_answer, read_removal, removed_answer, which_answer
 from engine.chat.requests import ReadRequest, read_request, section_text
 from engine.chat.turns import Turns
 from engine.chat.wording import outside_source
 from engine.clock import utcnow
 from engine.errors import TicError
 from engine.llm.base import Message
-from engine.llm.capability import is_builtin
+from engine.modeltypes import is_builtin
 from engine.store import chat, inbox
 from engine.store.digest import DIGEST_UNTIL, has_calendar_events
 from engine.store.inbox import stored_event
@@ -75,8 +77,11 @@ from engine.triage.rules.compile import compile_rules_text
 from engine.triage.summary import summarize
 from engine.types import MutePreview, SilencedEvent
 
+READ_NOTIFICATION = ReadNotificationTool.name
 PREVIEW_DAYS = 30
 PREVIEW_LIMIT = 20  # silenced notifications listed in a preview (the total is counted)
+
+REMOVE = RemoveNotificationRuleTool.name
 
 
 class ChatHub:
@@ -97,7 +102,12 @@ class ChatHub:
         self.calendar_connected = calendar_connected  # a calendar account is set up
         self.turns = Turns(loop, bus, agent_name=agent_name, clock=clock)
         self.delivery = Delivery(
-            self.turns, bus, batch_window=batch_window, retry_delays=retry_delays, clock=clock
+            self.turns,
+            bus,
+            resume=self.resume,
+            batch_window=batch_window,
+            retry_delays=retry_delays,
+            clock=clock,
         )
 
     # lifecycle and notifications ----------------------------------------------------------
@@ -109,11 +119,9 @@ class ChatHub:
     async def stop(self) -> None:
         await self.delivery.stop()
 
-    async def notify(
-        self, payload: dict[str, Any], *, reason: str | None = None, rule: str | None = None
-    ) -> Notification | None:
+    async def notify(self, draft: NotificationDraft) -> Notification | None:
         """Persist a notification and have it delivered (see :meth:`Delivery.notify`)."""
-        return await self.delivery.notify(payload, reason=reason, rule=rule)
+        return await self.delivery.notify(draft)
 
     def pending_count(self) -> int:
         return self.delivery.pending_count()
@@ -152,12 +160,7 @@ class ChatHub:
         now = self.clock().astimezone()
         decision = yes_or_no(text)
         if proposed is not None and decision is not None:
-            if not decision:
-                return self._composed(sid, "user", DECLINED)
-            name, args, outside = proposed.tool, proposed.arguments, proposed.outside
-            status, result = await self._run_tool_for_user(sid, name, args, outside)
-            answer = tool_answer(name, args, status, result, now)
-            return self._composed(sid, "user", answer, outside=outside)
+            return await self._answer_proposal(sid, proposed, decision, now)
         digest = digest_request(text, now)
         if digest is not None and "digest" in self.loop.registry.names():
             return await self._digest(sid, digest, now)
@@ -165,41 +168,99 @@ class ChatHub:
         if question is not None and "upcoming_calendar" in self.loop.registry.names():
             return await self._calendar(sid, question, now)
         request = read_request(text)
-        change = preference_change(text)
-        if (change is None or not self._reads(change)) and request.read and not request.unread:
-            return await self._read_request(sid, request)  # the reader read all of it
-        if change is not None and request.unread and self.tiny and not self._reads(change):
-            return self._composed(sid, "user", unread_request_answer(request.unread))
-        if change is not None:
-            args = {"section": change.section, "rule": change.rule}
-            status, result = await self._run_tool_for_user(sid, "add_notification_rule", args)
-            read = READ_AS.search(result) if status == "done" else None
-            written = " ".join(change.rule.split()).lstrip("-*• ").strip()
-            follow_up = None
-            if read is not None and read.group(2) is not None and HELD in result:
-                follow_up = {"tool": "confirm_notification_rule", "arguments": {"rule": written}}
-            elif read is not None and read.group(3):
-                arguments = {"rule": written, "kind": read.group(3)}
-                follow_up = {"tool": "accept_rule_reading", "arguments": arguments}
-            answer = rule_answer(args, status, result)
-            return self._composed(sid, "user", answer, proposed=follow_up)
+        changed = await self._rules_change(sid, text, request)
+        if changed is not None:
+            return changed
         reminder = reminder_request(text)
         if reminder is None and request.unread and self.tiny and lookup_request(text) is None:
-            return self._composed(sid, "user", unread_request_answer(request.unread))
+            return self._composed(
+                sid, "user", unread_request_answer(request.unread, request.language)
+            )
         if reminder is not None:
             status, result = await self._run_tool_for_user(sid, "schedule_job", dict(reminder))
             return self._composed(sid, "user", reminder_answer(reminder, status, result, now, text))
-        lookup = lookup_request(text)
-        if lookup is not None and lookup.tool in self.loop.registry.names():
-            if lookup.tool == "upcoming_calendar" and not self._has_calendar():
-                return self._composed(sid, "user", no_calendar("en"))
-            status, result = await self._run_tool_for_user(sid, lookup.tool, lookup.arguments)
-            answer = lookup_answer(lookup.tool, lookup.about, status, result, now)
-            return self._composed(sid, "user", answer, outside=self._brings(lookup.tool))
+        looked_up = await self._lookup(sid, text, now)
+        if looked_up is not None:
+            return looked_up
         if self.tiny:
             return self._composed(sid, "user", self._tiny_answer(text, decision))
         transcript = StoredTranscript(sid, "user", history=self.turns.history)
         return await self.turns.run(transcript, propose=_proposal)
+
+    async def _answer_proposal(
+        self, sid: int, proposed: Proposal, decision: bool, now: datetime
+    ) -> ChatMessage:
+        """The user's yes or no to the change last put to them."""
+        if not decision:
+            return self._composed(sid, "user", DECLINED)
+        name, args, outside = proposed.tool, proposed.arguments, proposed.outside
+        status, result = await self._run_tool_for_user(sid, name, args, outside)
+        if name == REMOVE and status == "done":
+            answer = removed_answer(proposed.language, args["section"], args["rule"])
+        else:
+            answer = tool_answer(name, args, status, result, now)
+        return self._composed(sid, "user", answer, outside=outside)
+
+    async def _rules_change(self, sid: int, text: str, request: ReadRequest) -> ChatMessage | None:
+        """A change to the rules the message asks for: a line read in full is added, a line
+        of the file it names is put to the user for removal, a known phrasing is added; None
+        when it asks for none."""
+        read_whole = bool(request.read) and not request.unread
+        removal = None if read_whole else self._removal(text)
+        if removal is not None:
+            return self._put_removal(sid, removal)
+        change = preference_change(text)
+        if (change is None or not self._reads(change)) and read_whole:
+            return await self._read_request(sid, request)  # the reader read all of it
+        if change is None:
+            return None
+        if request.unread and self.tiny and not self._reads(change):
+            return self._composed(
+                sid, "user", unread_request_answer(request.unread, request.language)
+            )
+        args = {"section": change.section, "rule": change.rule}
+        status, result = await self._run_tool_for_user(sid, "add_notification_rule", args)
+        read = READ_AS.search(result) if status == "done" else None
+        written = " ".join(change.rule.split()).lstrip("-*• ").strip()
+        follow_up = None
+        if read is not None and read.group(2) is not None and HELD in result:
+            follow_up = {"tool": "confirm_notification_rule", "arguments": {"rule": written}}
+        elif read is not None and read.group(3):
+            arguments = {"rule": written, "kind": read.group(3)}
+            follow_up = {"tool": "accept_rule_reading", "arguments": arguments}
+        answer = rule_answer(args, status, result)
+        return self._composed(sid, "user", answer, proposed=follow_up)
+
+    async def _lookup(self, sid: int, text: str, now: datetime) -> ChatMessage | None:
+        """A question about what arrived or what is on the calendar, answered from a read
+        tool; None when the message asks none."""
+        lookup = lookup_request(text)
+        if lookup is None or lookup.tool not in self.loop.registry.names():
+            return None
+        if lookup.tool == "upcoming_calendar" and not self._has_calendar():
+            return self._composed(sid, "user", no_calendar("en"))
+        status, result = await self._run_tool_for_user(sid, lookup.tool, lookup.arguments)
+        answer = lookup_answer(lookup.tool, lookup.about, status, result, now)
+        return self._composed(sid, "user", answer, outside=self._brings(lookup.tool))
+
+    def _removal(self, text: str) -> Removal | None:
+        """The line of the rules file the message asks to take out, if it asks for one."""
+        if REMOVE not in self.loop.registry.names():
+            return None
+        try:
+            rules_text = self.loop.workspace.rules_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None  # no rules to take a line out of (the file tools say why)
+        return read_removal(text, rules_text)
+
+    def _put_removal(self, sid: int, removal: Removal) -> ChatMessage:
+        """The line found is put to the user, to be taken out after their yes; lines alike
+        are listed and none is removed."""
+        if removal.rule is None:
+            return self._composed(sid, "user", which_answer(removal))
+        arguments = {"section": removal.rule.section, "rule": removal.rule.text}
+        proposal = {"tool": REMOVE, "arguments": arguments, "language": removal.language}
+        return self._composed(sid, "user", proposed_answer(removal), proposed=proposal)
 
     async def _digest(self, sid: int, request: DigestRequest, now: datetime) -> ChatMessage:
         """What arrived, from the ``digest`` tool, in the question's language; the reply
@@ -236,10 +297,12 @@ class ChatHub:
         """A rule change the rules reader read in full: each instruction is added to its
         section as the user said it."""
         answers = []
-        for section, said, _ in request.read:
+        for section, said, reading in request.read:
             args = {"section": section, "rule": said}
             status, result = await self._run_tool_for_user(sid, "add_notification_rule", args)
-            answers.append(read_rule_answer(args, status, result))
+            answers.append(
+                read_rule_answer(args, status, result, language=request.language, reading=reading)
+            )
         return self._composed(sid, "user", "\n".join(answers))
 
     def _tiny_answer(self, text: str, decision: bool | None) -> str:
@@ -287,9 +350,25 @@ class ChatHub:
         ]
 
     async def resume(self, session_id: int | None = None, kind: str = "user") -> ChatMessage:
+        """The session's next turn, from where it stands (``resume_turn``). A delivery calls
+        it after its synthetic message and completed ``read_notification``, holding the
+        session's lock (which this re-enters)."""
         sid = session_id if session_id is not None else self.default_session().id
         async with self.turns.lock(sid):
-            return await self.turns.run(StoredTranscript(sid, kind, history=self.turns.history))
+            return await self.resume_turn(sid, kind)
+
+    async def resume_turn(self, session_id: int, kind: str = "user") -> ChatMessage:
+        """Run the turn the session's last message calls for (the caller holds the lock): a
+        completed ``read_notification`` call on the last assistant message, its
+        notifications still pending, is a notification turn (on a tiny model the composer,
+        on a capable one the LLM loop: :meth:`Delivery.notification_turn`); otherwise the
+        main agent answers the session as it stands."""
+        for last, calls in chat.recent_messages(1, session_id):
+            completed = any(c.name == READ_NOTIFICATION and c.status == "done" for c in calls)
+            batch = chat.notifications_of_message(last.id) if completed else []
+            if last.role == "assistant" and batch:
+                return await self.delivery.notification_turn(last, batch)
+        return await self.turns.run(StoredTranscript(session_id, kind, history=self.turns.history))
 
     def mute_plan(self, reply_message_id: int) -> MutePlan:
         """What "Don't notify me about this" on a notification reply would do: a Never rule

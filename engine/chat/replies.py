@@ -5,6 +5,7 @@ sentence of a digest or a calendar answer is one of its templates; code only fil
 
 from __future__ import annotations
 
+from collections import ChainMap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -125,10 +126,12 @@ class Words:
 
 @cache
 def words(code: str) -> Words:
-    """The reply words of a supported language (``LANGUAGES``); a KeyError for any other."""
+    """The reply words of a supported language (``LANGUAGES``); a KeyError for any other.
+    A word a language's file lacks is said in English (a test checks none is lacking)."""
     if code not in LANGUAGES:
         raise KeyError(code)
-    return Words(code, raw_table("replies")[code])
+    tables = raw_table("replies")
+    return Words(code, ChainMap(tables[code], tables["en"]))
 
 
 def upper_first(text: str) -> str:

@@ -16,11 +16,15 @@ import re
 from dataclasses import dataclass, replace
 from functools import cache
 
+from engine.chat.replies import words as reply_words
+from engine.chat.said_in import language_of
 from engine.triage.classifier.text import fold_with_map
-from engine.triage.language import phrase_pattern
+from engine.triage.language import identity_words, phrase_pattern, phrases
+from engine.triage.rules.clauses import sentences
 from engine.triage.rules.compile import CompiledRule, compile_rules_text
 from engine.triage.rules.edit import SECTION_TITLES
 from engine.triage.rules.explain import LineExplanation, explain_rule
+from engine.triage.rules.extract import kind_words, parse_fragment
 from engine.triage.rules.names import name_list
 from engine.triage.rules.parse import CUSTOM
 
@@ -32,6 +36,8 @@ class ReadRequest:
 
     read: tuple[tuple[str, str, str], ...]  # (section, the sentence as said, its reading)
     unread: tuple[tuple[str, str], ...]  # (the sentence as said, why it is not read)
+    language: str = "en"
+    """The language the message is in: readings and answers are said in it."""
 
     @property
     def any(self) -> bool:
@@ -88,24 +94,28 @@ def _named(rule: CompiledRule) -> str | None:
 
 
 def _resolved(sentence: str, antecedent: str) -> str:
-    """The sentence with its pronouns standing for ``antecedent`` ("if he writes" → "if
-    Tomas writes"), matched on the folded text and replaced as written."""
+    """The sentence with its first pronoun standing for ``antecedent`` ("if he writes" →
+    "if Tomas writes"; the ones after it read as they are), matched on the folded text and
+    replaced as written."""
     folded, where = fold_with_map(sentence)
-    out, last = [], 0
-    for m in _pronoun().finditer(folded):
-        out += [sentence[last : where[m.start()]], antecedent]
-        last = where[m.end() - 1] + 1
-    return "".join(out) + sentence[last:]
+    m = _pronoun().search(folded)
+    if m is None:
+        return sentence
+    return sentence[: where[m.start()]] + antecedent + sentence[where[m.end() - 1] + 1 :]
 
 
 def _why(line: LineExplanation) -> str:
     """Why a sentence is not read, in the chat's words: the words left over and what the
     rest reads, else the reader's problem with it."""
+    w = line.words
     if line.unread:
-        said = ", ".join(f"\u201c{w}\u201d" for w in line.unread)
-        rest = line.reading if line.what != "anything" or line.condition else ""
-        return f"I can't read {said}" + (f" (the rest reads \u201c{rest}\u201d)" if rest else "")
-    return line.problem or "I can't tell who or what it is about"
+        said = ", ".join(w.quoted(u) for u in line.unread)
+        rest = line.reading if line.what != w.text("anything") or line.condition else ""
+        why = w.text("cant_read", words=said)
+        return why + (f" ({w.text('rest_reads', rest=w.quoted(rest))})" if rest else "")
+    if line.problem and w.code != "en":
+        return w.text("cant_read", words=w.quoted(line.text))  # the reader's why is English
+    return line.problem or _vague_words(w.code)
 
 
 def _vague(rule: CompiledRule) -> bool:
@@ -114,6 +124,54 @@ def _vague(rule: CompiledRule) -> bool:
     if rule.catch_all or not rule.scope.says_something:
         return True
     return rule.scope.anything and not replace(rule.scope, anything=False).says_something
+
+
+def _antecedent(before: str) -> str | None:
+    """What a pronoun after ``before`` stands for, when it can be nothing else: the one
+    person named before (a definition names someone too), else the one name, chat or kind
+    of message the sentence just before says ("Out-of-office auto-replies are driving me
+    mad. Never notify me about those")."""
+    said = sentences(before.strip())
+    if not said:
+        return None
+    last = said[-1].strip(" .!")
+    found = parse_fragment(last)
+    who = {_without_role(n) for n in (*found.names, *found.chats)}
+    if len(who) == 1:
+        return who.pop()
+    kinds = [p for s in said for p in _kind_phrases(s.strip(" .!"))]
+    named = {n for n in name_list(before) if not any(n in k for k in kinds)}
+    if len(named) == 1 and not who:
+        return _without_role(named.pop())
+    spans = _kind_phrases(last)
+    return spans[0] if len(spans) == 1 and not who and not named else None
+
+
+def _without_role(name: str) -> str:
+    """A name without the words for who the person is before it ("Tochter Lena" → "Lena"):
+    the message says the name, not the role."""
+    written = name.split()
+    titles = set(phrases("words.titles"))  # "Mr Okafor" is how the name is said
+    while len(written) > 1:
+        first = fold_with_map(written[0].rstrip("."))[0]
+        if first in titles or first not in identity_words():
+            break
+        written.pop(0)
+    return " ".join(written)
+
+
+def _kind_phrases(text: str) -> list[str]:
+    """The phrases of ``text`` that name a kind of message, as written."""
+    _, left = kind_words(text)
+    out, start = [], None
+    for i, (was, now) in enumerate(zip(f"{text} ", f"{left} ", strict=True)):
+        blank = now == " " and was != " "
+        if blank and start is None:
+            start = i
+        elif not blank and was != " " and start is not None:
+            out.append(text[start:i].strip())
+            start = None
+    return [p for p in out if p]
 
 
 def _with_antecedent(rule: CompiledRule, antecedent: str | None) -> CompiledRule:
@@ -134,29 +192,33 @@ def read_request(message: str) -> ReadRequest:
     if "?" in message and _asking().match(fold_with_map(message.strip())[0]):
         message = message.replace("?", ".")  # "Can you mute the school group?" asks for it
     text = _tidy(message)
+    code = language_of(message)
     if not text or "?" in text or len(text) > 600:
-        return ReadRequest((), ())
+        return ReadRequest((), (), code)
     read: list[tuple[str, str, str]] = []
     unread: list[tuple[str, str]] = []
     antecedent: str | None = None
     for first in compile_rules_text(f"{text}\n"):
         before = text[: max(0, text.find(first.rule.text))]
-        named_before = set(name_list(before))  # a definition before it names someone too
-        if antecedent is None and len(named_before) == 1:  # only when it can be no one else
-            antecedent = named_before.pop()
+        if antecedent is None:
+            antecedent = _antecedent(before)
         rule = _with_antecedent(first, antecedent)
         antecedent = _named(rule) or antecedent
         said = rule.rule.text
         section = rule.rule.section or CUSTOM
-        line = explain_rule(rule)
+        line = explain_rule(rule, language=code)
         if not rule.understood:
-            if line.what not in ("", "anything") or line.condition:  # some of it is a rule
-                unread.append((said, _why(line)))
+            if line.what not in ("", line.words.text("anything")) or line.condition:
+                unread.append((said, _why(line)))  # some of it is a rule
         elif _vague(rule):
-            unread.append((said, "I can't tell who or what it is about"))
+            unread.append((said, _vague_words(code)))
         else:
             read.append((section, said, line.reading))
-    return ReadRequest(tuple(read), tuple(unread))
+    return ReadRequest(tuple(read), tuple(unread), code)
+
+
+def _vague_words(code: str) -> str:
+    return str(reply_words(code).text("vague"))
 
 
 def section_text(section: str, rule: str) -> str:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
-from engine.llm.capability import Capability
+from engine.modeltypes import Capability
 
 Role = Literal["system", "user", "assistant"]
 JsonSchema = dict[str, Any]

@@ -1,21 +1,15 @@
-"""What a model can be trusted with.
-
-"tiny" models (the embedded 135M default, and GGUF models under about a billion parameters)
-cannot write a sentence a user can rely on, nor choose an action that changes anything: on
-them, replies shown as fact are composed in code and writes happen only on the user's word.
-"capable" models (bigger local models, model servers) write replies, which are checked
-against the facts. The user can override the judgement in Settings."""
+"""What a GGUF model can be trusted with, judged from its header: "tiny" under about a
+billion parameters (by its metadata, else by its file's size), else "capable". What the two
+mean, and how they are named, is plain data (``engine.modeltypes.Capability``)."""
 
 from __future__ import annotations
 
 import re
 import struct
 from pathlib import Path
-from typing import BinaryIO, Literal, get_args
+from typing import BinaryIO
 
-Capability = Literal["tiny", "capable"]
-CapabilitySetting = Literal["auto", "tiny", "capable"]
-CAPABILITIES: tuple[Capability, ...] = get_args(Capability)
+from engine.modeltypes import Capability, CapabilitySetting
 
 TINY_BELOW_PARAMETERS = 1_000_000_000
 # Without metadata, judge by the file: a 1B model quantised to 4 bits is about 0.7 GB.
@@ -137,38 +131,3 @@ def gguf_capability(path: Path) -> Capability:
 def effective(model_capability: Capability, setting: CapabilitySetting) -> Capability:
     """The user's override wins over what the backend says of its model."""
     return model_capability if setting == "auto" else setting
-
-
-def describe(capability: Capability) -> str:
-    """How Settings and the chat header name it."""
-    if capability == "tiny":
-        return "small built-in model: replies are composed from the facts"
-    return "capable model: it writes replies, checked against the facts"
-
-
-# The embedded default model (``engine.llm.select.DEFAULT_FILE``), named after its file.
-BUILTIN_NAME = "SmolLM2-135M-Instruct"
-_QUANTISATION = re.compile(r"[.-](?:i?q\d\w*|f16|f32|bf16|gguf)$", re.IGNORECASE)
-_TUNING = re.compile(r"[-_.](?:instruct|chat|it)$", re.IGNORECASE)
-
-
-def is_builtin(model_name: str) -> bool:
-    """Whether ``model_name`` (a GGUF file's stem) is the embedded default model."""
-    return model_name.startswith(BUILTIN_NAME)
-
-
-def short_name(model_name: str) -> str:
-    """A model's name without its quantisation and tuning suffixes: "SmolLM2-135M"."""
-    name = model_name
-    while (shorter := _QUANTISATION.sub("", name)) != name:
-        name = shorter
-    return _TUNING.sub("", name) or model_name
-
-
-def model_label(model_name: str, capability: Capability) -> str:
-    """How the chat header and Settings name the model: "SmolLM2-135M · small built-in model"."""
-    if capability == "tiny":
-        kind = "small built-in model" if is_builtin(model_name) else "small model"
-    else:
-        kind = "capable model"
-    return f"{short_name(model_name)} · {kind}"

@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import ModelError
-from engine.llm.capability import CAPABILITIES, Capability
-from engine.modeltypes import GB, MachineInfo, human_bytes
+from engine.modeltypes import CAPABILITIES, GB, Capability, MachineInfo, human_bytes
 
 CATALOG_ENV = "TIC_MODEL_CATALOG"
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")

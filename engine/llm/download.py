@@ -22,6 +22,7 @@ import io
 import logging
 import os
 import re
+import socket
 import threading
 import time
 from collections import deque
@@ -36,6 +37,7 @@ from engine.llm.capability import gguf_metadata
 from engine.llm.catalog import CatalogEntry
 from engine.llm.library import part_path, record
 from engine.modeltypes import DownloadState, human_bytes
+from engine.network_errors import unreachable
 
 if TYPE_CHECKING:
     from huggingface_hub import HfFileMetadata
@@ -161,7 +163,7 @@ def _is_network_error(exc: BaseException) -> bool:
     """A connection that failed, timed out or dropped (httpx's errors, or the OS's)."""
     names = {cls.__name__ for cls in type(exc).__mro__}
     return bool(names & {"TransportError", "TimeoutException", "NetworkError"}) or isinstance(
-        exc, ConnectionError | TimeoutError
+        exc, ConnectionError | TimeoutError | socket.gaierror
     )
 
 
@@ -191,11 +193,8 @@ def explain(exc: BaseException, entry: CatalogEntry, endpoint: str, kept: int = 
         status = exc.response.status_code if exc.response is not None else "an error"
         return f"{host} answered {status} for {entry.file}{resume}"
     if _is_network_error(exc):
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return (
-            f"cannot reach {host}: {reason} — no internet connection? TIC keeps its current "
-            f"model{resume}"
-        )
+        said = unreachable(exc, host)
+        return f"{said}{' ' if said.endswith('?') else '; '}TIC keeps its current model{resume}"
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0] if text else 'failed'}{resume}"
 
@@ -277,17 +276,45 @@ def verify(
     return digest
 
 
+def _asks_for_token(exc: BaseException) -> bool:
+    """The hub wants an access token: a gated repository, or one it hides without one."""
+    from huggingface_hub import errors
+
+    return isinstance(exc, errors.GatedRepoError | errors.RepositoryNotFoundError)
+
+
+def _first_metadata(
+    entry: CatalogEntry,
+    endpoint: str,
+    token: str | None,
+    token_for: Callable[[], str | None] | None,
+) -> tuple[HfFileMetadata, str | None]:
+    """The file's metadata, and the token it took: ``token_for`` is asked only when the hub
+    refuses without one (the keyring stays closed for a public model)."""
+    try:
+        return _metadata(entry, endpoint, token), token
+    except Exception as exc:
+        if token is not None or token_for is None or not _asks_for_token(exc):
+            raise
+        token = token_for()
+        if not token:
+            raise
+    return _metadata(entry, endpoint, token), token
+
+
 def download(
     entry: CatalogEntry,
     models_dir: Path,
     *,
     token: str | None = None,
+    token_for: Callable[[], str | None] | None = None,
     on_progress: ProgressSink | None = None,
     cancel: threading.Event | None = None,
 ) -> Path:
     """Download ``entry`` into ``models_dir`` (resuming a .part left there) and return the
-    checked file. DownloadError says why not in one line; DownloadCancelled when ``cancel``
-    was set (the .part is kept)."""
+    checked file. Without ``token``, ``token_for`` gives one when the hub asks for it.
+    DownloadError says why not in one line; DownloadCancelled when ``cancel`` was set (the
+    .part is kept)."""
     cancel = cancel if cancel is not None else threading.Event()
     final = models_dir / entry.file
     if final.is_file():
@@ -306,7 +333,7 @@ def download(
     with _exclusive(models_dir, entry):
         reporter.phase("starting", _size(part))
         try:
-            meta = _metadata(entry, endpoint, token)
+            meta, token = _first_metadata(entry, endpoint, token, token_for)
         except Exception as exc:
             raise DownloadError(explain(exc, entry, endpoint, _size(part))) from None
         total = meta.size

@@ -13,7 +13,8 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from engine.llm.base import Completion, LanguageModel, Message, TokenCallback
-from engine.llm.capability import Capability, CapabilitySetting, effective
+from engine.llm.capability import effective
+from engine.modeltypes import Capability, CapabilitySetting
 
 
 class ModelHolder(LanguageModel):

@@ -9,8 +9,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from engine.fsutil import atomic_write
 from engine.modeltypes import InstalledModel
+from engine.workspace.atomic import atomic_write
 
 log = logging.getLogger(__name__)
 

@@ -31,10 +31,11 @@ from engine.llm.base import (
     TokenCallback,
     threadsafe,
 )
-from engine.llm.capability import Capability, gguf_capability
+from engine.llm.capability import gguf_capability
 from engine.llm.guard import check_allowed
 from engine.llm.prefix_states import PrefixStates, opening_key
 from engine.llm.threads import ThreadPolicy
+from engine.modeltypes import Capability
 
 if TYPE_CHECKING:
     from llama_cpp import Llama

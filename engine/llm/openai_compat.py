@@ -98,7 +98,7 @@ class OpenAICompatModel(LanguageModel):
     async def load(self) -> None:
         """Nothing to load here: check that the server answers, so one that is down is
         reported at once rather than at the first turn."""
-        check_allowed(f"reach {self.shown_url}")
+        check_allowed(f"reach {self.shown_url}", server=True)
         await asyncio.to_thread(self._ping)
 
     def _stream(self, body: dict[str, Any], emit: TokenCallback | None) -> Completion:
@@ -151,7 +151,7 @@ class OpenAICompatModel(LanguageModel):
         temperature: float = 0.0,
         on_token: TokenCallback | None = None,
     ) -> Completion:
-        check_allowed(f"generate with {self.name}")
+        check_allowed(f"generate with {self.name}", server=True)
         body: dict[str, Any] = {
             "model": self.model,
             "messages": messages,

@@ -13,7 +13,7 @@ from typing import Any, TypedDict
 import jsonschema
 
 from engine.llm.base import Completion, JsonSchema, LanguageModel, Message, TokenCallback
-from engine.llm.capability import Capability
+from engine.modeltypes import Capability
 
 Reply = str | dict[str, Any]
 """Reply text, or a JSON object that is sent as its text."""

@@ -7,7 +7,10 @@ Ollama its own ``/api/tags`` (size, parameters, quantisation), for LM Studio ``/
 An API key for a server lives in the keyring (``model-server:<its /v1 URL>``). It is read
 only when the server asks for one (it answers 401 or 403), on the worker thread that talks
 to the server: a locked keyring then costs that request its time limit, never a wait on the
-event loop, nor one for a server that needs no key."""
+event loop, nor one for a server that needs no key. Discovery reads one only for a server
+the user named (an address typed in, the server in use): whatever else answers on the usual
+ports and asks for a key is listed as asking, and the keyring stays closed (opening it can
+make the desktop ask for a new keyring's password)."""
 
 from __future__ import annotations
 
@@ -260,18 +263,21 @@ async def discover(
     extra: list[str] | tuple[str, ...] = (),
     *,
     key_for: KeyLookup = server_api_key,
+    keyed: list[str] | tuple[str, ...] = (),
     ports: tuple[tuple[int, str], ...] | None = None,
     timeout: float = PROBE_TIMEOUT,
 ) -> list[LocalServer]:
     """The servers that answer on this machine's known ports, and the user's ``extra`` URLs
-    whether they answer or not (with why not), probed together."""
+    whether they answer or not (with why not), probed together. ``key_for`` is asked only
+    for the ``extra`` URLs and the ``keyed`` ones (the server in use)."""
     known = ports if ports is not None else KNOWN_SERVERS
     local = [f"http://127.0.0.1:{port}/v1" for port, _kind in known]
     wanted = [normalize_url(u) for u in extra]
     urls = list(dict.fromkeys([*local, *wanted]))
+    named = {*wanted, *(normalize_url(u) for u in keyed)}
 
     def one(url: str) -> LocalServer:
-        return probe(url, timeout=timeout, key_for=key_for)
+        return probe(url, timeout=timeout, key_for=key_for if url in named else None)
 
     found = await asyncio.gather(*(asyncio.to_thread(one, url) for url in urls))
     return [s for s in found if s.error is None or s.url in wanted or s.needs_key]

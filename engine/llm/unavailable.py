@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from engine.errors import ModelError
 from engine.llm.base import Completion, JsonSchema, LanguageModel, Message, TokenCallback
-from engine.llm.capability import Capability
+from engine.modeltypes import Capability
 
 
 class UnavailableModel(LanguageModel):

@@ -9,7 +9,7 @@ import logging.handlers
 import sys
 from pathlib import Path
 
-from engine.disk import full_disk, is_full_error
+from engine.workspace.disk import full_disk, is_full_error
 
 MAX_BYTES = 1_000_000
 BACKUPS = 5

@@ -45,7 +45,7 @@ def log_file(workspace: Workspace) -> Path:
 def setup_logging(workspace: Workspace, verbose: bool = False) -> Path:
     """Send log records at INFO (DEBUG when ``verbose``) to the workspace's ``logs/tic.log``,
     rotated at 1 MB with five old files kept. Returns the file's path."""
-    from engine.logfile import LogFile  # here: a command without a workspace needs none
+    from engine.logs.file import LogFile  # here: a command without a workspace needs none
 
     path = log_file(workspace)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -13,7 +13,7 @@ from functools import partial
 from engine.bus import EventBus, EventsStored
 from engine.clock import utcnow
 from engine.sources.base import NeedsSignIn, Source, TransientError
-from engine.store.db import database
+from engine.store.base import database
 from engine.store.inbox import ingest
 from engine.store.models import SourceCursor, SourceStatus
 from engine.tasks import Periodic, TaskSet, one_line, report

@@ -1,6 +1,7 @@
 """The store: peewee models on SQLite (WAL), versioned migrations, injectable database."""
 
-from engine.store.db import close_database, database, open_database
+from engine.store.base import database
+from engine.store.db import close_database, open_database
 from engine.store.models import (
     AgentRun,
     ChatMessage,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import peewee as pw
 
-from engine.store.fields import utcnow
+from engine.clock import utcnow
 
 log = logging.getLogger(__name__)
 

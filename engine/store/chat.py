@@ -9,7 +9,7 @@ from typing import Any
 
 import peewee as pw
 
-from engine.store.db import database
+from engine.store.base import database
 from engine.store.models import ChatMessage, ChatSession, ChatToolCall, Notification
 
 # sessions and messages -----------------------------------------------------------------------
@@ -184,6 +184,16 @@ def record_attempt(notification_id: int, error: str, next_attempt_at: datetime) 
     Notification.update(
         attempts=Notification.attempts + 1, last_error=error, next_attempt_at=next_attempt_at
     ).where(Notification.id == notification_id).execute()
+
+
+def notifications_of_message(message_id: int) -> list[Notification]:
+    """The pending notifications a synthetic message's ``read_notification`` holds, in the
+    order it holds them (oldest first)."""
+    return list(
+        Notification.select()
+        .where((Notification.message_id == message_id) & (Notification.state == "pending"))
+        .order_by(Notification.id)
+    )
 
 
 def notifications_of_reply(reply_id: int) -> list[Notification]:

@@ -47,12 +47,18 @@ def read_damage(exc: sqlite3.Error, sql: str, path: Path | None) -> StoreDamaged
 def value_damage(field: pw.Field, value: object, exc: Exception) -> StoreDamaged:
     """A stored value its column type cannot read (JSON that does not parse, a timestamp that
     is not one)."""
-    from engine.store.db import store_path
-
     table = field.model._meta.table_name
     shown = repr(value)[:40]
     detail = f"its column {field.column_name} holds {shown}, not a {_kind(field)} ({exc})"
-    return damaged(table, detail, store_path())
+    return damaged(table, detail, _store_of(field))
+
+
+def _store_of(field: pw.Field) -> Path | None:
+    """The file of the store ``field``'s table is bound to (None in memory, or when none is)."""
+    bound = field.model._meta.database
+    db = bound.obj if isinstance(bound, pw.DatabaseProxy) else bound
+    path = getattr(db, "store_path", None)  # engine.store.base.StoreDatabase's
+    return path if isinstance(path, Path) else None
 
 
 def _kind(field: pw.Field) -> str:

@@ -1,4 +1,5 @@
-"""Database handle. Models bind to a proxy so tests and the app inject their own database.
+"""Opening the store: the database the models' proxy (``engine.store.base``) is bound to,
+checked and migrated first.
 
 Opening the store is loud, never silent: a missing or empty ``tic.db`` where a store existed
 (its marker file says so) is refused with the last backup offered, not replaced by an empty
@@ -19,10 +20,12 @@ from urllib.parse import quote
 
 import peewee as pw
 
-from engine.disk import DiskUsage, full_disk, is_full_error, looks_full
 from engine.errors import StoreError
 from engine.store.backup import latest_backup, restore_hint
-from engine.store.damage import cursor_class
+from engine.store.base import StoreDatabase, database, sqlite_connection
+from engine.store.fields import utcnow
+from engine.store.migrations import LATEST, current_version, migrate
+from engine.workspace.disk import DiskUsage, full_disk, is_full_error, looks_full
 
 log = logging.getLogger(__name__)
 
@@ -45,51 +48,6 @@ MARKER_TEXT = (
 )
 
 
-class StoreDatabase(pw.SqliteDatabase):
-    """SQLite rolls a transaction back by itself on some errors (a full disk, I/O errors);
-    peewee's rollback then fails with "cannot rollback - no transaction is active" (or "no
-    such savepoint") and hides the real error. Here a rollback with nothing left to undo is
-    skipped, so the real error shows. Its cursors name a damaged table (``CheckedCursor``)."""
-
-    store_path: Path | None = None
-
-    def cursor(self, named_cursor: object = None) -> sqlite3.Cursor:
-        if self.is_closed():
-            super().cursor(named_cursor)  # type: ignore[no-untyped-call]  # connects, as peewee does
-        return sqlite_connection(self).cursor(cursor_class(self.store_path))
-
-    def rollback(self) -> None:
-        if not self.is_closed() and not sqlite_connection(self).in_transaction:
-            return
-        super().rollback()
-
-    def savepoint(self, sid: str | None = None) -> pw._savepoint:
-        return _Savepoint(self, sid)
-
-
-class _Savepoint(pw._savepoint):
-    def rollback(self, begin: bool = True) -> None:
-        connection: sqlite3.Connection = self.db.connection()
-        if connection.in_transaction:
-            super().rollback(begin)
-
-
-class StoreProxy(pw.DatabaseProxy):
-    """The models' database; its nested ``atomic()`` blocks use the savepoint above."""
-
-    def savepoint(self) -> pw._savepoint:
-        return _Savepoint(self)
-
-
-database = StoreProxy()
-
-
-def sqlite_connection(db: pw.SqliteDatabase) -> sqlite3.Connection:
-    """The open connection as the sqlite3 module's type (the peewee stubs leave it untyped)."""
-    connection: sqlite3.Connection = db.connection()  # type: ignore[no-untyped-call]
-    return connection
-
-
 def marker_path(path: Path) -> Path:
     return path.with_name(path.name + MARKER_SUFFIX)
 
@@ -100,8 +58,6 @@ def open_database(path: Path | str, *, read_only: bool | None = None) -> pw.Sqli
 
     ``read_only`` (by default: when TIC may not write the store or its folder) opens it for
     reading only: nothing is created, migrated or marked, and a write fails."""
-    from engine.store.migrations import migrate
-
     on_disk = Path(path) if str(path) != ":memory:" else None
     if on_disk is not None:
         _refuse_lost_store(on_disk)
@@ -137,12 +93,6 @@ def writable(path: Path) -> bool:
     if not os.access(path.parent, os.W_OK):
         return False
     return not path.exists() or os.access(path, os.W_OK)
-
-
-def store_path() -> Path | None:
-    """The file of the store the models are bound to (None in memory, or when none is)."""
-    db = database.obj
-    return db.store_path if isinstance(db, StoreDatabase) else None
 
 
 def _connect(path: Path | str, on_disk: Path | None) -> StoreDatabase:
@@ -182,8 +132,6 @@ def _open_uri(path: Path, mode: str) -> StoreDatabase:
 
 
 def _refuse_migration(db: pw.SqliteDatabase, path: Path | None) -> None:
-    from engine.store.migrations import LATEST, current_version
-
     found = current_version(db)
     if found != LATEST:
         raise StoreError(
@@ -254,8 +202,6 @@ def _check_integrity(db: pw.SqliteDatabase, path: Path) -> None:
 
 
 def _write_marker(path: Path) -> None:
-    from engine.store.fields import utcnow
-
     text = MARKER_TEXT.format(name=path.name, date=utcnow().date().isoformat())
     try:
         marker_path(path).write_text(text, encoding="utf-8")
@@ -311,7 +257,7 @@ def describe_store_error(
 ) -> str:
     """One line for an error SQLite raised, saying what it means for the user. A disk I/O
     error on a disk with almost no space left (SQLite's words when it cannot grow its
-    shared-memory file) is a full disk; ``usage`` measures it (``engine.disk``)."""
+    shared-memory file) is a full disk; ``usage`` measures it (``engine.workspace.disk``)."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     where = f"the store {path}" if path is not None else "the store"
     lowered = text.lower()

@@ -16,7 +16,7 @@ import peewee as pw
 
 from engine.clock import utcnow
 from engine.events import Event
-from engine.store.db import database
+from engine.store.base import database
 from engine.store.models import AgentRun, EventRecord, Notification
 
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import peewee as pw
 
-from engine.store.db import database
+from engine.store.base import database
 from engine.store.fields import EnumField, JsonField, UtcDateTimeField, utcnow
 from engine.store.values import (
     ChatRole,

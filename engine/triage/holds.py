@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from engine.events import Event
-from engine.fsutil import atomic_write
 from engine.triage.classifier import classify
 from engine.triage.rules.compile import CompiledRule
+from engine.workspace.atomic import atomic_write
 
 log = logging.getLogger(__name__)
 

@@ -156,7 +156,7 @@ def heuristic(event: Event, now: datetime, kinds: Classification | None = None) 
         return PolicyDecision(notify, reason, None, "heuristic")
 
     if event.source == "cron":
-        return say(True, "a reminder the user set up")
+        return say(True, "a reminder you set up")
     if is_spam(kinds):
         return say(False, f"clearly spam ({'; '.join(kinds.evidence('phishing'))})")
     if event.source == "email":
@@ -171,7 +171,7 @@ Say = Callable[[bool, str], PolicyDecision]
 
 def _asks_or_urgent(kinds: Classification) -> str | None:
     if kinds.has("asks"):
-        return "asks the user something"
+        return "asks you something"
     if kinds.has("urgent"):
         return "is time-sensitive"
     return None
@@ -180,7 +180,7 @@ def _asks_or_urgent(kinds: Classification) -> str | None:
 def _email(event: Event, kinds: Classification, say: Say) -> PolicyDecision:
     if kinds.has("security"):
         alert = kinds.evidence("security")[0]
-        return say(True, f"a security alert on the user's account ({alert})")
+        return say(True, f"a security alert on your account ({alert})")
     if kinds.has("billing_problem"):
         return say(True, f"a billing problem ({kinds.evidence('billing_problem')[0]})")
     who = (event.sender.name or event.sender.address) if event.sender else "someone"
@@ -193,10 +193,10 @@ def _email(event: Event, kinds: Classification, say: Say) -> PolicyDecision:
     if direct:
         ask = _asks_or_urgent(kinds)
         if ask:
-            return say(True, f"{who} wrote to the user directly and {ask}")
+            return say(True, f"{who} wrote to you directly and {ask}")
         return say(False, f"{who} wrote, but there is nothing to answer or act on")
     if kinds.has("person"):
-        return say(False, f"{who} wrote through a service or a list, not to the user directly")
+        return say(False, f"{who} wrote through a service or a list, not to you directly")
     sent = kinds.evidence("automated")[:1] or kinds.evidence("organisation")[:1]
     return say(False, f"an automated notice ({sent[0] if sent else 'not a person'})")
 
@@ -206,10 +206,10 @@ def _whatsapp(event: Event, kinds: Classification, say: Say) -> PolicyDecision:
     why = _asks_or_urgent(kinds)
     if event.chat is not None and event.chat.is_group:
         if event.mentions_me and why:
-            return say(True, f"{who} mentioned the user in a group and {why}")
+            return say(True, f"{who} mentioned you in a group and {why}")
         if event.mentions_me:
-            return say(False, f"{who} mentioned the user in a group, with nothing to answer")
-        return say(False, "group chatter that does not mention the user")
+            return say(False, f"{who} mentioned you in a group, with nothing to answer")
+        return say(False, "group chatter that does not mention you")
     if why:
         return say(True, f"a direct WhatsApp message from {who} that {why}")
     return say(False, f"a WhatsApp message from {who} with nothing to answer")
@@ -221,7 +221,7 @@ def _calendar(event: Event, now: datetime, say: Say) -> PolicyDecision:
     soon = start is not None and now - timedelta(hours=1) <= start <= now + SOON
     if event.event_type == "calendar.reminder":
         if cal is not None and cal.recurring:
-            return say(False, "a reminder for a recurring event the user already knows")
+            return say(False, "a reminder for a recurring event you already know")
         return say(True, "an event starts soon")
     if event.event_type == "calendar.cancelled" or (cal and cal.status == "cancelled"):
         return say(True, "an event was cancelled")

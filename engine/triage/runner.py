@@ -12,17 +12,15 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Protocol
 
-from engine.agent.tools.base import ToolContext, ToolRegistry
-from engine.agent.tools.notify import NOTIFICATION_SCHEMA
-from engine.bounds import cut
+from engine.agent.tools.notify import NotificationDraft
 from engine.bus import EventBus, TickFinished, TickStarted
 from engine.clock import utcnow
 from engine.errors import TicError
 from engine.events import Event
 from engine.store import inbox
-from engine.store.db import database
+from engine.store.base import database
 from engine.store.models import EventRecord
 from engine.store.recent import recent_events
 from engine.tasks import Periodic, Slices, one_line, report
@@ -31,17 +29,12 @@ from engine.triage.holds import CONFIRMED_FILE, SAMPLE
 
 log = logging.getLogger(__name__)
 
-_FIELDS = NOTIFICATION_SCHEMA["properties"]
-EVENT_TYPE_LIMIT: int = _FIELDS["event_type"]["maxLength"]
-SUMMARY_LIMIT: int = _FIELDS["summary"]["maxLength"]
-
 
 class Notify(Protocol):
-    """Where the runner hands each notification (``ChatHub.notify``), with why TIC chose it."""
+    """Where the runner hands each notification (``ChatHub.notify``); what it returns is
+    None when the event was notified already."""
 
-    def __call__(
-        self, payload: dict[str, Any], *, reason: str | None = ..., rule: str | None = ...
-    ) -> Awaitable[object]: ...
+    def __call__(self, draft: NotificationDraft) -> Awaitable[object | None]: ...
 
 
 @dataclass(frozen=True)
@@ -83,7 +76,6 @@ class TicRunner:
     def __init__(
         self,
         decider: TriageDecider,
-        registry: ToolRegistry,
         notify: Notify,
         bus: EventBus,
         *,
@@ -93,7 +85,6 @@ class TicRunner:
         wake_settle: float = WAKE_SETTLE_SECONDS,
     ):
         self.decider = decider
-        self.registry = registry
         self.notify = notify
         self.bus = bus
         self.batch_size = batch_size
@@ -186,7 +177,10 @@ class TicRunner:
                     raise outcome.error
                 event = by_id[outcome.id]
                 if outcome.notify and outcome.summary:
-                    result.notified += await self._notify(event, outcome) == "queued"
+                    draft = NotificationDraft.for_event(
+                        event, outcome.summary, reason=outcome.reason, rule=outcome.rule
+                    )
+                    result.notified += await self.notify(draft) is not None
                 done.append((record, outcome))
             except Exception as exc:
                 self._failed(record, exc, result)
@@ -234,19 +228,6 @@ class TicRunner:
                 except Exception as exc:
                     self._failed(record, exc, result)
 
-    async def _notify(self, event: Event, decision: Decision) -> object:
-        ctx = ToolContext(workspace=self.decider.workspace, now=self.clock(), depth=0, agent="tic")
-        ctx.notify = self._notifier(decision.reason, decision.rule)
-        summary = decision.summary or ""
-        args = {
-            "source": event.source,
-            "event_type": cut(event.event_type, EVENT_TYPE_LIMIT),
-            "summary": cut(summary, SUMMARY_LIMIT),
-            "event_time": event.time.isoformat(),
-            "refs": {**event.refs, "event_id": event.id},
-        }
-        return await self.registry.get("notify").call(args, ctx)
-
     def _failed(self, record: EventRecord, exc: BaseException, result: _BatchResult) -> None:
         """One event failed: it alone goes back to pending (or is given up once its
         attempts are spent), with its reason. A TicError (the model failed) is expected;
@@ -280,14 +261,6 @@ class TicRunner:
             good.append(record)
             events.append(event)
         return good, events
-
-    def _notifier(
-        self, reason: str, rule: str | None
-    ) -> Callable[[dict[str, Any]], Awaitable[object]]:
-        async def send(payload: dict[str, Any]) -> object:
-            return await self.notify(payload, reason=reason, rule=rule)
-
-        return send
 
     # schedule ---------------------------------------------------------------------------
 

@@ -1,6 +1,8 @@
 """The user's workspace: rules, memory, models, settings and the store, in one folder.
 
-Default location is the platform's user data dir; ``TIC_HOME`` overrides it.
+Default location is the platform's user data dir; ``TIC_HOME`` overrides it. Beside
+:class:`Workspace`, this package holds how files are written into it (``atomic``), how a full
+disk under it is said (``disk``) and where the files TIC ships with are (``bundled``).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from pathlib import Path
 
 from platformdirs import user_data_dir
 
-from engine.resources import bundled_dir
+from engine.workspace.bundled import bundled_dir
 
 APP_NAME = "tic-desktop"
 OWN_PREFIXES = ("tic.", "settings.json")  # TIC's files in the workspace's top folder

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-_PACKAGE_DIR = Path(__file__).resolve().parent
+_ENGINE_DIR = Path(__file__).resolve().parents[1]  # engine/, this file is in engine/workspace/
 
 
 def bundled_dir(name: str) -> Path:
     """The repo's top-level ``name`` folder (source checkout, editable install) or the copy
     bundled into the wheel under ``engine/_bundled``."""
-    bundled = _PACKAGE_DIR / "_bundled" / name
+    bundled = _ENGINE_DIR / "_bundled" / name
     if bundled.is_dir():
         return bundled
-    return _PACKAGE_DIR.parent / name
+    return _ENGINE_DIR.parent / name

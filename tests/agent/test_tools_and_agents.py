@@ -8,7 +8,8 @@ import pytest
 
 from engine.agent.definitions import NOT_CREATED, load_agent, system_prompt
 from engine.agent.loop import MemoryTranscript
-from engine.agent.tools.notify import ReadNotificationTool
+from engine.agent.tools.notify import NotificationDraft, ReadNotificationTool
+from engine.errors import ToolError
 from engine.triage.rules.parse import ALWAYS, NEVER, parse_rules
 from tests.factories import reply, tool
 
@@ -20,6 +21,36 @@ def test_sub_agents_never_see_root_only_tools(engine):
     root_only = {t.name for t in engine.registry.tools_for(None, depth=0) if t.root_agent_only}
     assert root_only and not (root_only & sub)
     assert ReadNotificationTool.category == "Introspection"
+
+
+async def test_notify_hands_a_typed_draft_to_whoever_takes_it(engine, workspace):
+    from engine.agent.tools.base import ToolContext
+
+    taken: list[NotificationDraft] = []
+
+    async def take(draft: NotificationDraft) -> object:
+        taken.append(draft)
+        return draft
+
+    ctx = ToolContext(workspace=workspace, now=engine.clock(), notify=take)
+    args = {
+        "source": "email",
+        "event_type": "email.received",
+        "summary": " Anna Berg asked for a call. ",
+        "event_time": "2026-11-10T07:00:00+00:00",
+        "refs": {"event_id": "gmail:7"},
+    }
+    assert await engine.registry.get("notify").call(args, ctx) == "queued"
+    (draft,) = taken
+    assert (draft.summary, draft.event_id, draft.dedup_key) == (
+        "Anna Berg asked for a call.",
+        "gmail:7",
+        "gmail:7",
+    )
+    assert draft.event_time is not None and draft.event_time.isoformat() == args["event_time"]
+    with pytest.raises(ToolError, match="invalid arguments"):
+        await engine.registry.get("notify").call({**args, "source": "fax"}, ctx)
+    assert len(taken) == 1
 
 
 async def test_read_notification_called_normally_returns_empty(engine, workspace):

@@ -335,7 +335,7 @@ def test_several_at_once_have_a_heading_and_come_most_important_first():
     )
     events = {e.id: e for e in (plain, always, soon)}
     batch = [
-        note(plain, 1, "Lucia Vidal wrote to the user directly"),
+        note(plain, 1, "Lucia Vidal wrote to you directly"),
         note(always, 2, "matches the Always rule \u201cWhatsApp messages from Papa\u201d"),
         note(soon, 3, "an event was cancelled"),
     ]

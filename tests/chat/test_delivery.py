@@ -17,14 +17,15 @@ from engine.bus import ReplyFinished, ReplyStarted, TickFinished
 from engine.chat.history import history_rows
 from engine.engine import Engine
 from engine.errors import ModelError
-from engine.llm.capability import Capability
+from engine.events import Event
 from engine.llm.scripted import ScriptedModel
+from engine.modeltypes import Capability
 from engine.settings import Settings
 from engine.store.inbox import ingest
 from engine.store.models import Notification
 from engine.workspace import Workspace
 from tests.cli_helpers import run_tic
-from tests.factories import make_event, reply
+from tests.factories import make_event, notification, reply
 
 NOW = datetime.fromisoformat("2026-11-08T09:00:00+00:00")  # Sunday, 10:00 in Berlin
 
@@ -78,14 +79,16 @@ async def notify(engine: Engine, **event: Any) -> Notification | None:
     stored = make_event(**event)
     ingest([stored])
     return await engine.hub.notify(
-        {
-            "source": stored.source,
-            "event_type": stored.event_type,
-            "summary": "(the neutral summary)",
-            "event_time": stored.time.isoformat(),
-            "refs": {"event_id": stored.id},
-        },
-        reason="an event starts soon",
+        notification(
+            {
+                "source": stored.source,
+                "event_type": stored.event_type,
+                "summary": "(the neutral summary)",
+                "event_time": stored.time.isoformat(),
+                "refs": {"event_id": stored.id},
+            },
+            reason="an event starts soon",
+        ),
     )
 
 
@@ -111,7 +114,7 @@ async def test_on_a_tiny_model_the_reply_is_composed_and_no_model_is_asked(tiny)
     started_, finished = [e for e in seen if isinstance(e, ReplyStarted | ReplyFinished)]
     assert started_.kind == "notification"
     assert finished.composed is True and finished.text == COMPOSED_REVIEW
-    assert [n["source"] for n in finished.notifications] == ["calendar"]
+    assert [n.source for n in finished.notifications] == ["calendar"]
     assert Notification.get().state == "delivered"
 
 
@@ -303,7 +306,6 @@ async def test_the_consumer_comes_back_at_once_while_more_are_due(tiny):
     assert chat.pending_count() == 0
 
 
-@pytest.mark.real_model  # real requests, to a scripted model server on 127.0.0.1
 async def test_a_capable_models_long_reply_for_a_batch_of_20_is_delivered_at_once(workspace):
     """The reply's bound grows with the batch it covers: a server that does not enforce the
     schema may write past the 1 000 characters of a reply to the user, and that is no error
@@ -343,3 +345,35 @@ async def test_a_capable_models_long_reply_for_a_batch_of_20_is_delivered_at_onc
     notes = list(Notification.select())
     assert len(notes) == MAX_BATCH and {n.attempts for n in notes} == {0}
     assert all(n.delivered_at is not None for n in notes)
+
+
+@pytest.mark.parametrize("capability", ["tiny", "capable"])
+async def test_a_notified_event_is_parsed_once_on_its_way_to_the_reply(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch, capability: Capability
+):
+    """TIC parses the stored event; its draft carries it to the delivery, which composes or
+    checks the reply from it and announces it, reading it from the store no more."""
+    workspace.rules_file.write_text("## Always notify\n- Emails from Anna Berg\n")
+    engine = await started(workspace, capability)
+    model_of(engine).default = reply("Anna Berg asked you to call her back today.")
+    finished: list[ReplyFinished] = []
+    engine.bus.subscribe(lambda m: finished.append(m) if isinstance(m, ReplyFinished) else None)
+    try:
+        engine.ingest([make_event()])
+        assert (await engine.check_now(timeout=5)).delivered  # the rule lines' measure, made
+        later = make_event()
+        engine.ingest([later])
+        parsed: list[str] = []
+        parse = Event.model_validate_json
+
+        def counted(cls: type[Event], data: str | bytes, **kwargs: Any) -> Event:
+            parsed.append(str(data))
+            return parse(data, **kwargs)
+
+        monkeypatch.setattr(Event, "model_validate_json", classmethod(counted))
+        result = await engine.check_now(timeout=5)
+    finally:
+        await engine.stop()
+    assert (result.notified, result.delivered) == (1, True)
+    assert [json.loads(p)["id"] for p in parsed] == [later.id]
+    assert [n.refs["event_id"] for n in finished[-1].notifications] == [later.id]

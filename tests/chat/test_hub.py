@@ -13,8 +13,9 @@ from engine.chat.history import history_rows
 from engine.chat.hub import ChatHub
 from engine.errors import ModelError
 from engine.llm.scripted import ScriptedModel
+from engine.store import chat
 from engine.store.models import ChatMessage, ChatToolCall, Notification
-from tests.factories import reply
+from tests.factories import notification, reply
 
 
 def payload(n: int, source: str = "email") -> dict[str, Any]:
@@ -30,7 +31,7 @@ def payload(n: int, source: str = "email") -> dict[str, Any]:
 async def test_burst_becomes_one_synthetic_message_with_done_tool_call(engine, model):
     model.add(reply("Anna Berg emailed you three times this morning."))
     for n in range(3):
-        await engine.hub.notify(payload(n))
+        await engine.hub.notify(notification(payload(n)))
     assert await engine.hub.drain(timeout=5)
 
     rows = history_rows()
@@ -56,7 +57,7 @@ async def test_burst_becomes_one_synthetic_message_with_done_tool_call(engine, m
 
 async def test_resumed_turn_reads_the_completed_tool_call(engine, model):
     model.add(reply("News from Anna."))
-    await engine.hub.notify(payload(1))
+    await engine.hub.notify(notification(payload(1)))
     await engine.hub.drain(timeout=5)
     messages = model.calls[0]["messages"]
     assert messages[-2]["role"] == "assistant"
@@ -67,10 +68,10 @@ async def test_resumed_turn_reads_the_completed_tool_call(engine, model):
 
 async def test_notifications_after_the_window_make_a_second_message(engine, model):
     model.add(reply("First."), reply("Second."))
-    await engine.hub.notify(payload(1))
-    await engine.hub.notify(payload(2))
+    await engine.hub.notify(notification(payload(1)))
+    await engine.hub.notify(notification(payload(2)))
     await engine.hub.drain(timeout=5)
-    await engine.hub.notify(payload(3))
+    await engine.hub.notify(notification(payload(3)))
     await engine.hub.drain(timeout=5)
     synthetic = [r for r in history_rows() if r["is_synthetic"]]
     assert len(synthetic) == 2
@@ -80,10 +81,10 @@ async def test_notifications_after_the_window_make_a_second_message(engine, mode
 
 async def test_notify_persists_before_returning_and_dedups_by_event(engine, model):
     model.default = reply("ok")
-    first = await engine.hub.notify(payload(7))
+    first = await engine.hub.notify(notification(payload(7)))
     assert first is not None
     assert Notification.get_by_id(first.id).state == "pending"
-    assert await engine.hub.notify(payload(7)) is None
+    assert await engine.hub.notify(notification(payload(7))) is None
     assert Notification.select().count() == 1
     await engine.hub.drain(timeout=5)
 
@@ -94,7 +95,7 @@ async def test_failed_resume_keeps_notifications_pending_then_delivers(engine, m
         raise ModelError("model crashed")
 
     model.add(boom, reply("Anna wrote."))
-    await engine.hub.notify(payload(1))
+    await engine.hub.notify(notification(payload(1)))
     assert await engine.hub.drain(timeout=5)
     rows = history_rows()
     assert [r["is_synthetic"] for r in rows] == [True, False]
@@ -110,7 +111,7 @@ async def test_a_model_that_keeps_failing_still_delivers_plainly(engine, model):
         raise ModelError("model file is gone")
 
     model.default = boom
-    await engine.hub.notify(payload(1, source="whatsapp"))
+    await engine.hub.notify(notification(payload(1, source="whatsapp")))
     assert await engine.hub.drain(timeout=10)
     rows = history_rows()
     assert len(rows) == 1
@@ -120,7 +121,7 @@ async def test_a_model_that_keeps_failing_still_delivers_plainly(engine, model):
 
 
 async def test_crash_mid_delivery_is_recovered_on_start(engine, model):
-    note = await engine.hub.notify(payload(1))
+    note = await engine.hub.notify(notification(payload(1)))
     await engine.hub.stop()  # the consumer never ran: simulate a crash right after this
     engine.hub.delivery._append_synthetic(engine.hub.default_session().id, [note])
     assert ChatMessage.select().count() == 1
@@ -164,7 +165,7 @@ async def test_user_turn_and_resumed_turn_never_overlap(workspace, settings):
     try:
         user_turn = asyncio.create_task(eng.hub.send("hello"))
         await asyncio.sleep(0.01)
-        await eng.hub.notify(payload(1))
+        await eng.hub.notify(notification(payload(1)))
         await user_turn
         assert await eng.hub.drain(timeout=5)
     finally:
@@ -173,10 +174,83 @@ async def test_user_turn_and_resumed_turn_never_overlap(workspace, settings):
     assert len(model.calls) == 2
 
 
+class RecordingModel(ScriptedModel):
+    """Says in ``steps`` when it is asked."""
+
+    def __init__(self, steps: list[tuple[str, object]], **kwargs: Any):
+        super().__init__(**kwargs)
+        self.steps = steps
+
+    async def complete(self, messages, **kwargs):
+        self.steps.append(("model", None))
+        return await super().complete(messages, **kwargs)
+
+
+class RecordingHub(ChatHub):
+    """Says in ``steps`` what the session ends with when it is resumed, and the reply."""
+
+    def __init__(self, *args: Any, steps: list[tuple[str, object]], **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.steps = steps
+
+    async def resume(self, session_id: int | None = None, kind: str = "user") -> ChatMessage:
+        ((last, calls),) = chat.recent_messages(1, session_id)
+        if last.is_synthetic and last.reasoning_content == SYNTHETIC_REASONING:
+            self.steps.append(("synthetic message", last.id))
+        for call in calls:
+            held = [n["id"] for n in json.loads(call.result or "null") or []]
+            self.steps.append((f"{call.name} {call.status}", held))
+        self.steps.append(("resume", kind))
+        answer = await super().resume(session_id, kind)
+        self.steps.append(("reply", answer.id))
+        return answer
+
+
+@pytest.mark.parametrize("capability", ["tiny", "capable"])
+async def test_a_delivery_resumes_the_session_after_its_completed_call(
+    workspace, settings, capability
+):
+    """The seed's path: the synthetic message, its completed read_notification, then
+    ChatHub.resume(), whose turn (the composer on a tiny model, the model on a capable one)
+    writes the reply."""
+    from engine.engine import Engine
+
+    steps: list[tuple[str, object]] = []
+    model = RecordingModel(steps, default=reply("Anna Berg wrote."), capability=capability)
+    eng = Engine(workspace, settings, model, retry_delays=(0.05,))
+    await eng.start(schedule=False)
+    await eng.hub.stop()  # the recording hub delivers instead
+    hub = RecordingHub(eng.loop, eng.bus, retry_delays=(0.05,), steps=steps)
+    hub.start()
+    try:
+        note = await hub.notify(notification(payload(1)))
+        assert note is not None and await hub.drain(timeout=5)
+    finally:
+        await hub.stop()
+        await eng.stop()
+    synthetic, answer = ChatMessage.select().order_by(ChatMessage.id)
+    asked = [("model", None)] if capability == "capable" else []
+    assert steps == [
+        ("synthetic message", synthetic.id),
+        ("read_notification done", [note.id]),
+        ("resume", "notification"),
+        *asked,
+        ("reply", answer.id),
+    ]
+    assert answer.content and Notification.get().reply_message_id == answer.id
+
+
+async def test_resume_with_no_notification_pending_runs_the_agent(engine, model):
+    model.add(reply("Hello again."))
+    chat.add_message(engine.hub.default_session().id, "user", "hi")
+    answer = await engine.hub.resume()
+    assert answer.content == "Hello again." and len(model.calls) == 1
+
+
 async def test_notification_turns_get_no_tools(engine, model):
     """Event content is untrusted and the turn needs nothing more: it may only reply."""
     model.add(reply("ok"))
-    await engine.hub.notify(payload(1))
+    await engine.hub.notify(notification(payload(1)))
     await engine.hub.drain(timeout=5)
     offered = json.dumps(model.calls[0]["schema"])
     for name in ("search_events", "write_file", "edit_file", "schedule_job", "cancel_job"):
@@ -210,7 +284,7 @@ async def test_a_reply_that_omits_what_arrived_is_replaced_by_the_composed_one(e
     note = dict(payload(1), refs={"event_id": event.id})
     note["summary"] = "Tomas Herrera sent an email about the VAT return."
     model.add(reply("This is a reminder."))
-    await engine.hub.notify(note)
+    await engine.hub.notify(notification(note))
     await engine.hub.drain(timeout=5)
     answer = history_rows()[-1]
     assert answer["content"].startswith("Tomas Herrera emailed you")
@@ -230,7 +304,7 @@ async def test_a_reply_that_names_the_sender_is_kept_as_written(engine, model):
     )
     ingest([event])
     model.add(reply("Tomas Herrera needs your signature on the VAT return by Friday."))
-    await engine.hub.notify(dict(payload(1), refs={"event_id": event.id}))
+    await engine.hub.notify(notification(dict(payload(1), refs={"event_id": event.id})))
     await engine.hub.drain(timeout=5)
     assert history_rows()[-1]["content"] == (
         "Tomas Herrera needs your signature on the VAT return by Friday."
@@ -244,7 +318,7 @@ async def test_a_model_failure_in_delivery_is_one_line_and_not_a_bug(engine, mod
         raise ModelError("model crashed\nwith details")
 
     model.add(boom, reply("Anna wrote."))
-    await engine.hub.notify(payload(1))
+    await engine.hub.notify(notification(payload(1)))
     assert await engine.hub.drain(timeout=5)
     (record,) = [r for r in caplog.records if r.name == "engine.chat.delivery"]
     assert record.getMessage() == "delivering 1 notification(s) failed: model crashed"
@@ -264,7 +338,7 @@ async def test_a_bug_in_delivery_is_logged_with_its_traceback_and_counted(engine
         return messages[99]  # a programming error, not a model failure
 
     model.add(bug, reply("Anna wrote."))
-    await engine.hub.notify(payload(1))
+    await engine.hub.notify(notification(payload(1)))
     assert await engine.hub.drain(timeout=5)
     (record,) = [r for r in caplog.records if r.name == "engine.chat.delivery"]
     assert record.levelname == "ERROR"

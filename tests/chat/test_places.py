@@ -162,9 +162,9 @@ async def test_remind_me_later_delivers_the_same_message_again_an_hour_later(eng
     assert await engine.hub.drain(timeout=5)
     (reply,) = again
     (redelivered,) = reply.notifications
-    assert redelivered["refs"]["event_id"] == event.id  # the same message: "Open" still works
-    assert redelivered["refs"]["again"].startswith("later:")
-    assert redelivered["sender"] == "Anna Berg"
+    assert redelivered.refs["event_id"] == event.id  # the same message: "Open" still works
+    assert redelivered.refs["again"].startswith("later:")
+    assert redelivered.sender == "Anna Berg"
     assert reply.text == first.text  # composed from the same facts
     (place,) = engine.open_notification(reply.message_id)
     assert place.url is not None and place.url.endswith("#all/t3")

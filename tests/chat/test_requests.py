@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import pytest
 
+from engine.chat.replies import words as reply_words
 from engine.chat.requests import read_request
 from engine.engine import Engine
 from engine.llm.scripted import ScriptedModel
+from engine.triage.rules.compile import compile_rules_text
+from engine.triage.rules.explain import explain_rule
 from engine.triage.rules.parse import ALWAYS, NEVER, parse_rules
+from engine.triage.rules.phrasing import phrasing
 
 
 @pytest.fixture
@@ -125,3 +129,50 @@ def test_words_that_open_a_request_decide_nothing(said: str) -> None:
 
 def test_a_capitalised_word_that_opens_a_sentence_is_no_name() -> None:
     assert not read_request("Cuando escriba, avísame.").read
+
+
+@pytest.mark.parametrize(
+    ("said", "written", "reading"),
+    [
+        (
+            "Out-of-office auto-replies are driving me mad. Never notify me about those, "
+            "even when they come from a client.",
+            "Never notify me about Out-of-office auto-replies, even when they come from a client.",
+            "Never notify: automatic replies (out of office)",
+        ),
+        (
+            "Meine Tochter Lena ist gerade im Auslandsjahr in Kanada. Wenn sie schreibt, will "
+            "ich das sofort wissen, egal was.",
+            "Wenn Lena schreibt, will ich das sofort wissen, egal was.",
+            "Always notify: from Lena",
+        ),
+    ],
+)
+def test_a_pronoun_stands_for_the_kind_or_the_person_of_the_sentence_before(
+    said: str, written: str, reading: str
+) -> None:
+    """The line written is whole on its own: the pronoun is replaced by what the sentence
+    before named (a kind of message, or a person without the word for their role)."""
+    request = read_request(said)
+    assert request.unread == ()
+    assert [(w, r) for _, w, r in request.read] == [(written, reading)]
+
+
+async def test_a_rule_asked_in_spanish_is_confirmed_in_spanish(tiny_engine, workspace) -> None:
+    """The answer and the line's reading are said in the request's language; the line is
+    written as the user said it."""
+    workspace.rules_file.write_text("## Nunca avisar\n- Instagram\n", encoding="utf-8")
+    reply = await tiny_engine.send("no me avises más de LinkedIn, porfa")
+    spanish = reply_words("es")
+    (rule,) = [
+        r for r in compile_rules_text(workspace.rules_file.read_text()) if "Linked" in r.rule.text
+    ]
+    reading = explain_rule(rule, language="es").reading
+    assert reply.text == spanish.text(
+        "rule_added",
+        section=spanish.table["sections"]["never"],
+        rule=spanish.text("quote", text=rule.rule.text),
+        reading=spanish.text("quote", text=reading),
+    )
+    assert reading.startswith(phrasing("es").text("never"))
+    assert reply.text.startswith("Hecho")

@@ -29,7 +29,9 @@ from engine.store import chat
 from engine.store.models import ChatMessage, ChatToolCall, Job
 from engine.workspace import Workspace
 from tests.chat.test_taint import inside_blocks
-from tests.factories import make_event
+from tests.factories import make_event, notification
+
+pytestmark = pytest.mark.slow  # long conversations; each delivery waits out its batch window
 
 RULES = "# Notification preferences\n\n## Always notify\n- Anna\n\n## Never notify\n"
 SENDERS = ("Bank Security", "Paula Ortiz", "IT Desk", "Lena Fischer", "Omar Haddad")
@@ -187,12 +189,14 @@ async def notify_injected(engine: Engine, injection: Injection) -> None:
         )
         engine.ingest([event])
         await engine.hub.notify(
-            {
-                "source": "email",
-                "event_type": "email.received",
-                "summary": f"{sender} wrote: {injection.wording}",
-                "refs": {"event_id": event.id},
-            }
+            notification(
+                {
+                    "source": "email",
+                    "event_type": "email.received",
+                    "summary": f"{sender} wrote: {injection.wording}",
+                    "refs": {"event_id": event.id},
+                }
+            )
         )
         assert await engine.hub.drain(timeout=5)
 
@@ -327,12 +331,14 @@ async def test_a_mute_works_and_what_it_stores_is_marked(engine, model, workspac
     engine.ingest([shop])
     summary = f"Shop wrote: {RULE.wording}"
     await engine.hub.notify(
-        {
-            "source": "email",
-            "event_type": "email.received",
-            "summary": summary,
-            "refs": {"event_id": shop.id},
-        }
+        notification(
+            {
+                "source": "email",
+                "event_type": "email.received",
+                "summary": summary,
+                "refs": {"event_id": shop.id},
+            }
+        )
     )
     assert await engine.hub.drain(timeout=5)
     (note,) = [r for r in history_rows() if r["kind"] == "notification" and r["content"]]

@@ -20,7 +20,7 @@ from engine.engine import Engine
 from engine.llm.scripted import ScriptedModel
 from engine.store.inbox import ingest
 from engine.store.models import Job
-from tests.factories import make_event, reply, tool
+from tests.factories import make_event, notification, reply, tool
 
 WRITE_TOOLS = ("write_file", "edit_file", "add_notification_rule", "schedule_job", "cancel_job")
 
@@ -88,12 +88,14 @@ async def test_a_tiny_model_confirms_a_mute_from_what_changed(tiny_engine, works
     shop = make_event(sender={"name": "Shop", "address": "news@shop.example"}, subject="Sale")
     tiny_engine.ingest([shop])
     await tiny_engine.hub.notify(
-        {
-            "source": "email",
-            "event_type": "email.received",
-            "summary": "Shop announced a sale.",
-            "refs": {"event_id": shop.id},
-        }
+        notification(
+            {
+                "source": "email",
+                "event_type": "email.received",
+                "summary": "Shop announced a sale.",
+                "refs": {"event_id": shop.id},
+            }
+        )
     )
     assert await tiny_engine.hub.drain(timeout=5)
     (note,) = [r for r in history_rows() if r["kind"] == "notification" and r["content"]]
@@ -163,12 +165,14 @@ async def test_a_proposal_survives_a_notification_in_between(engine, model, work
     await engine.hub.send("I get too many newsletters")
     model.add(reply("Anna wrote."))
     await engine.hub.notify(
-        {
-            "source": "email",
-            "event_type": "email.received",
-            "summary": "Anna Berg asked for a call.",
-            "refs": {"event_id": "gmail:anna"},
-        }
+        notification(
+            {
+                "source": "email",
+                "event_type": "email.received",
+                "summary": "Anna Berg asked for a call.",
+                "refs": {"event_id": "gmail:anna"},
+            }
+        )
     )
     assert await engine.hub.drain(timeout=5)
     answer = await engine.hub.send("yes please")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from engine.engine import Engine
 from engine.llm.scripted import ScriptedModel
-from tests.factories import reply
+from tests.factories import notification, reply
 
 ANNA = {
     "source": "email",
@@ -33,7 +33,7 @@ async def test_a_notification_reply_opens_with_what_was_warmed(engine: Engine, m
     await engine.warm_up()
     (system,), _user_opening = model.prefills
     model.add(reply("Anna Berg asked for a call."))
-    await engine.hub.notify(ANNA)
+    await engine.hub.notify(notification(ANNA))
     assert await engine.hub.drain(timeout=5)
     assert model.calls[-1]["messages"][0] == system
 
@@ -46,7 +46,7 @@ async def test_after_a_notification_the_user_turn_opening_is_still_the_warmed_on
     notification stays in the model's cache."""
     model.add(reply("Sure."), reply("Anna Berg asked for a call."), reply("You're welcome."))
     await engine.hub.send("I like pasta.")
-    await engine.hub.notify(ANNA)
+    await engine.hub.notify(notification(ANNA))
     assert await engine.hub.drain(timeout=5)
     await engine.warm_up()
     _notification, user_opening = model.prefills

@@ -5,7 +5,9 @@ tests/desktop/test_chat_shots.py (it makes the README's docs/digest.png).
 
 ``welcome.png``: the first run on the built-in model, with the bigger model this (made-up)
 laptop is best served by on offer. ``digest.png``: a day of mixed mail and messages decided
-by a real tick, then "What did I miss today?" and the same in Spanish, answered in code."""
+by a real tick, then "What did I miss today?" and the same in Spanish, answered in code.
+``rules-es.png``: rules changed by talking, in Spanish: a line added, and a line taken out
+after the user's yes, each answered in Spanish."""
 
 from __future__ import annotations
 
@@ -22,6 +24,12 @@ os.environ.setdefault("TZ", "UTC")
 NOW = datetime.fromisoformat("2026-11-10T16:00:00+00:00")
 SIZE = (560, 820)
 QUESTIONS = ("What did I miss today?", "¿Qué me perdí hoy?")
+SPANISH_RULES = '# Notificaciones\n\n## Nunca avisar\n- Instagram\n- Grupo "Excompis 2009"\n'
+SPANISH_REQUESTS = (
+    "no me avises más de LinkedIn, porfa",
+    "Ya puedes quitarle el silencio al grupo Excompis 2009, que organizamos la cena",
+    "sí",
+)
 
 
 async def _settle(widget: Any) -> None:
@@ -38,10 +46,9 @@ async def shoot(home: Path, out: Path) -> bool:
     from engine.engine import Engine
     from engine.events import parse_event
     from engine.llm.scripted import ScriptedModel
-    from engine.modeltypes import GB, MachineInfo
+    from engine.modeltypes import GB, MachineInfo, describe_capability, model_label
     from engine.settings import Settings
     from engine.store.models import ChatMessage
-    from engine.types import describe_capability, model_label
     from engine.workspace import Workspace
     from tests.chat.test_digest import day_of_events
 
@@ -77,6 +84,19 @@ async def shoot(home: Path, out: Path) -> bool:
         await _settle(window)
         saved.append(window.grab().save(str(out / "digest.png")))
         window.close()
+
+        workspace.rules_file.write_text(SPANISH_RULES, encoding="utf-8")
+        for request in SPANISH_REQUESTS:
+            await engine.send(request)
+        ChatMessage.update(created_at=NOW).execute()
+        rules = ChatWindow()
+        rules.set_model(label, describe_capability("tiny"), show_timing=False)
+        rules.load_history(engine.history(2 * len(SPANISH_REQUESTS)))  # this exchange only
+        rules.resize(*SIZE)
+        rules.show()
+        await _settle(rules)
+        saved.append(rules.grab().save(str(out / "rules-es.png")))
+        rules.close()
     finally:
         await engine.stop()
     return all(saved)

@@ -8,6 +8,7 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import asyncio
+import html
 import sys
 from collections.abc import Coroutine, Iterator
 from datetime import UTC, datetime, timedelta
@@ -37,6 +38,7 @@ from engine.clock import utcnow
 from engine.settings import Settings
 from engine.sources.base import SourceError
 from engine.sources.mail.imap import secret_name
+from engine.sources.mail.providers import mail_providers
 from engine.sources.whatsapp.live import UNOFFICIAL_WARNING
 from engine.store.models import SourceStatus
 from tests import keyring_memory
@@ -291,6 +293,61 @@ async def test_signing_in_again_to_imap_prefills_the_dialog(engine, page):
         "folders": "INBOX, Work",
         "starttls": True,
     }
+
+
+@pytest.mark.parametrize("preset", mail_providers(), ids=lambda p: p.name)
+async def test_each_provider_fills_the_server_and_says_where_to_make_the_password(
+    engine, page, preset
+):
+    dialog = page.imap_dialog()
+    dialog.username.setText("kim@brightwave.test")
+    dialog.choose_provider(preset.name)
+    assert dialog.chosen_provider() == preset
+    values = dialog.values()
+    assert (values["host"], values["port"], values["ssl"], values["starttls"]) == (
+        preset.host,
+        preset.port,
+        preset.ssl,
+        preset.starttls,
+    )
+    assert values["username"] == "kim@brightwave.test"  # what the user typed stays
+    assert dialog.provider_help.isVisibleTo(dialog)
+    shown = dialog.provider_help.text()
+    assert html.escape(preset.password) in shown
+    assert preset.link is None or f'href="{preset.link}"' in shown
+
+
+async def test_the_address_suggests_its_provider_and_a_typed_server_is_other(engine, page):
+    dialog = page.imap_dialog()
+    assert dialog.chosen_provider() is None and dialog.provider_help.isHidden()
+    dialog.username.setText("anna.berg@gmail.com")
+    dialog.username.editingFinished.emit()
+    assert dialog.chosen_provider() is not None and dialog.chosen_provider().name == "Gmail"
+    assert dialog.values()["host"] == "imap.gmail.com"
+    dialog.host.clear()
+    dialog.host.textEdited.emit("mail.brightwave.test")  # the user's own server
+    dialog.host.setText("mail.brightwave.test")
+    dialog.port.setValue(143)
+    dialog.security.setCurrentIndex(1)
+    assert dialog.chosen_provider() is None and dialog.provider_help.isHidden()
+    assert dialog.values() == {
+        "host": "mail.brightwave.test",
+        "port": 143,
+        "username": "anna.berg@gmail.com",
+        "password": "",
+        "ssl": False,
+        "folders": "INBOX",
+        "starttls": True,
+    }
+    dialog.username.editingFinished.emit()  # a server is typed: no suggestion over it
+    assert dialog.chosen_provider() is None
+
+
+async def test_signing_in_again_names_the_provider_of_the_saved_server(engine, page):
+    dialog = page.imap_dialog(imap_config("imap.fastmail.com", 993, "kim@fastmail.com"))
+    assert dialog.chosen_provider() is not None
+    assert dialog.chosen_provider().name == "Fastmail"
+    assert dialog.values()["host"] == "imap.fastmail.com"
 
 
 async def test_disconnect_removes_the_account_and_its_password(

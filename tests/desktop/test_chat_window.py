@@ -6,6 +6,7 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,14 @@ from pytestqt.qtbot import QtBot
 import desktop.chat.window as chat_window_module
 from desktop.chat.window import ChatWindow, WhyDialog, format_timestamp, format_timing
 from desktop.qt import Qt, QtCore, QtGui
-from engine.bus import ReplyFinished, ReplyStarted, ReplyToken, ToolCalled, TurnFailed
+from engine.bus import (
+    DeliveredNotification,
+    ReplyFinished,
+    ReplyStarted,
+    ReplyToken,
+    ToolCalled,
+    TurnFailed,
+)
 
 NOW = datetime.now(UTC)
 
@@ -53,17 +61,17 @@ def tool_call(name: str, **arguments: Any) -> dict[str, Any]:
     }
 
 
-MARIO = {
-    "id": 7,
-    "source": "email",
-    "event_type": "message",
-    "summary": "Mario asks the user to sign the contract by Friday.",
-    "event_time": NOW.isoformat(),
-    "refs": {"message_id": "m-1"},
-    "reason": "Mario is someone the user always wants to hear from.",
-    "rule": "Always notify: emails from Mario",
-    "sender": "Mario Rossi",
-}
+MARIO = DeliveredNotification(
+    id=7,
+    source="email",
+    event_type="message",
+    summary="Mario asks the user to sign the contract by Friday.",
+    event_time=NOW.isoformat(),
+    refs={"message_id": "m-1"},
+    reason="Mario is someone the user always wants to hear from.",
+    rule="Always notify: emails from Mario",
+    sender="Mario Rossi",
+)
 
 
 @pytest.fixture
@@ -306,12 +314,7 @@ def test_turn_failure_shows_the_error(qtbot: QtBot, window: ChatWindow) -> None:
 def test_notification_reply_has_badge_and_why_dialog(qtbot: QtBot, window: ChatWindow) -> None:
     window.on_reply_started(ReplyStarted(1, "notification"))
     window.on_reply_token(ReplyToken(1, "Mario wrote"))
-    cal = MARIO | {
-        "id": 8,
-        "source": "calendar",
-        "summary": "Dentist moved to 15:00.",
-        "rule": None,
-    }
+    cal = replace(MARIO, id=8, source="calendar", summary="Dentist moved to 15:00.", rule=None)
     window.on_reply_finished(
         ReplyFinished(1, 43, "Mario wrote about the contract.", "notification", [MARIO, cal])
     )
@@ -324,7 +327,7 @@ def test_notification_reply_has_badge_and_why_dialog(qtbot: QtBot, window: ChatW
     assert dialog is not None and dialog.isVisible()
     texts = dialog.texts()
     assert "Email: Mario asks the user to sign the contract by Friday." in texts
-    assert f"Why: {MARIO['reason']}" in texts
+    assert f"Why: {MARIO.reason}" in texts
     assert "Rule: Always notify: emails from Mario" in texts
     assert "Calendar: Dentist moved to 15:00." in texts
     assert sum(text.startswith("Rule:") for text in texts) == 1

@@ -17,15 +17,18 @@ import pytest
 
 from desktop.app import DesktopApp
 from desktop.bridge import EngineBridge
-from desktop.qt import QtWidgets
+from desktop.qt import QtGui, QtWidgets
 from desktop.settings.dialog import SettingsDialog
-from desktop.settings.model_page import ModelLibraryPanel
+from desktop.settings.model_page import STATUS, ModelLibraryPanel
 from desktop.tray import TrayController
 from engine.bus import ModelDownloadEnded, ModelDownloadProgress, ModelServerDown, ModelServerUp
 from engine.llm.select import default_model_path
 from engine.modeltypes import GB, DownloadState, MachineInfo
+from tests import keyring_memory
 from tests.llm.fake_hub import FakeHub, Served
 from tests.llm.fake_servers import FakeModelServer
+
+recording_keyring = keyring_memory.recording_keyring
 
 SAMPLE = Path(__file__).parents[1] / "llm" / "catalog_sample.toml"
 FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -185,10 +188,59 @@ async def test_a_failed_download_says_why_in_one_line(engine, panel, smol, monke
     assert "\n" not in text
 
 
+async def test_the_page_scrolls_as_a_whole_and_the_table_shows_every_row_whole(panel):
+    dialog = dialog_of(panel)
+    dialog.tabs.setCurrentWidget(dialog.model_page)
+    dialog.resize(760, 720)
+    dialog.show()
+    await asyncio.sleep(0.05)  # the table fits its rows once laid out
+    scrolls = dialog.model_page.findChildren(QtWidgets.QScrollArea)
+    assert len(scrolls) == 1 and panel.isAncestorOf(panel.catalog)
+    assert scrolls[0].widget().isAncestorOf(panel)  # the library scrolls with the page
+    catalog = panel.catalog
+    rows = [catalog.topLevelItem(i) for i in range(catalog.topLevelItemCount())]
+    bottom = max(catalog.visualItemRect(item).bottom() for item in rows if item is not None)
+    assert bottom <= catalog.viewport().height()  # no row hidden below a scroll
+    metrics = QtGui.QFontMetrics(catalog.font())
+    for item in rows:
+        assert item is not None
+        text = item.text(STATUS)
+        lines = catalog.visualItemRect(item).height() // metrics.lineSpacing()
+        width = catalog.columnWidth(STATUS) * max(lines, 1)
+        assert metrics.horizontalAdvance(text) <= width, text  # wrapped, never cut
+
+
+async def test_opening_the_page_and_downloading_leave_the_keyring_closed(
+    qtbot, engine, panel, smol, tasks, recording_keyring, monkeypatch
+):
+    """A new user's keyring asks for a password to create it the first time it is opened:
+    neither a server on a usual port that wants a key nor a public model's download opens it."""
+    with FakeModelServer("lmstudio", api_key="sk-local") as server:
+        monkeypatch.setattr("engine.llm.servers.KNOWN_SERVERS", ((server.port, "LM Studio"),))
+        dialog = dialog_of(panel)
+        dialog.tabs.setCurrentWidget(dialog.model_page)
+        dialog.show()  # the page's first show asks the usual ports
+        await until_done(tasks)
+        top = panel.servers.topLevelItem(0)
+        assert top is not None and top.text(1) == "it asks for an API key"
+    panel.refresh()
+    panel.select("smol")
+    panel.download_button.click()
+    assert (await ended(engine)).phase == "finished"
+    assert recording_keyring.calls == []
+
+
+async def until_done(tasks: list[asyncio.Task[Any]]) -> None:
+    for _ in range(200):
+        if tasks and all(t.done() for t in tasks):
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("the page's tasks did not finish")
+
+
 pytestmark = pytest.mark.allow_log_warnings  # failed downloads are logged as warnings
 
 
-@pytest.mark.real_model  # real requests to a local fake server
 async def test_a_server_model_is_found_and_chosen(qtbot, engine, panel, tasks):
     dialog = dialog_of(panel)
     with FakeModelServer("ollama") as ollama:
@@ -224,6 +276,13 @@ def test_the_tray_says_how_a_download_goes_and_when_the_server_is_down(qtbot, en
     )
     engine.bus.publish(ModelDownloadEnded(DownloadState("smol", "SmolLM2 135M", phase="finished")))
     assert app.tray.tooltip() == "TIC — all quiet"
+    offline = "no internet connection: cannot reach huggingface.co"
+    failed = DownloadState("smol", "SmolLM2 135M", phase="failed", error=offline)
+    engine.bus.publish(ModelDownloadEnded(failed))
+    assert app.tray.tooltip() == f"TIC — all quiet\nSmolLM2 135M: download failed: {offline}"
+    app.tray.set_state("checking")  # the next check: the old failure is no longer news
+    assert app.tray.tooltip() == "TIC — checking for new messages…"
+    app.tray.set_state("idle")
 
     url = "http://127.0.0.1:11434/v1"
     engine.bus.publish(ModelServerDown(url, "nothing answers there (connection refused)"))

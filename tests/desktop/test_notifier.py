@@ -14,12 +14,14 @@ import asyncio
 import logging
 import shutil
 from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import replace
 from datetime import datetime, time, timedelta
 from typing import Any
 
 import pytest
 import qasync
 
+from desktop.app import DesktopApp
 from desktop.notify.notifier import (
     LATER_LABEL,
     MUTE_LABEL,
@@ -31,7 +33,9 @@ from desktop.notify.notifier import (
     toast_for,
 )
 from desktop.qt import QtGui, QtWidgets
-from engine.bus import ReplyFinished
+from desktop.widgets.icons import write_app_icon
+from engine.bus import DeliveredNotification, ReplyFinished
+from engine.workspace import Workspace
 from tests.desktop.session import (
     DesktopSession,
     FakeNotificationServer,
@@ -41,21 +45,22 @@ from tests.desktop.session import (
 # -- helpers -------------------------------------------------------------------------------
 
 
-def note(nid: int, source: str, sender: str | None = None, summary: str = "") -> dict[str, Any]:
-    return {
-        "id": nid,
-        "source": source,
-        "event_type": "message",
-        "summary": summary or f"Something from {source}.",
-        "event_time": "2025-03-14T09:30:00+01:00",
-        "refs": {},
-        "reason": "",
-        "rule": "",
-        "sender": sender,
-    }
+def note(
+    nid: int, source: str, sender: str | None = None, summary: str = ""
+) -> DeliveredNotification:
+    return DeliveredNotification(
+        id=nid,
+        source=source,
+        event_type="message",
+        summary=summary or f"Something from {source}.",
+        event_time="2025-03-14T09:30:00+01:00",
+        reason="",
+        rule="",
+        sender=sender,
+    )
 
 
-def reply(text: str, *notes: dict[str, Any], message_id: int = 10) -> ReplyFinished:
+def reply(text: str, *notes: DeliveredNotification, message_id: int = 10) -> ReplyFinished:
     return ReplyFinished(1, message_id, text, "notification", list(notes))
 
 
@@ -163,12 +168,12 @@ def native(run: Callable[[Awaitable[Any]], Any]) -> Iterator[Notifier]:
         ),
         (note(1, "cron", summary="Reminder: Water the plants."), "Reminder: Water the plants."),
         (
-            dict(note(1, "email", "Tomas Herrera"), refs={"again": "later:3:x:0"}),
+            replace(note(1, "email", "Tomas Herrera"), refs={"again": "later:3:x:0"}),
             "Reminder: Email from Tomas Herrera",
         ),
     ],
 )
-def test_title_names_the_source_and_the_sender(notification: dict[str, Any], title: str):
+def test_title_names_the_source_and_the_sender(notification: DeliveredNotification, title: str):
     assert toast_for(reply("Hi.", notification)).title == title
 
 
@@ -502,6 +507,41 @@ def test_native_toast_is_displayed_by_dunst_on_a_virtual_display(run):
         assert session.dunst_displayed() == 1
 
 
+def test_a_toast_carries_tics_icon(fake_server, run, tmp_path):
+    icon = write_app_icon(tmp_path / "cache" / "tic-icon.png")
+    assert QtGui.QImage(str(icon)).width() == 128  # a real PNG
+    notifier = Notifier("TIC", icon=icon)
+    try:
+        assert run(notifier.show(toast(1))) == "native"
+    finally:
+        run(notifier.aclose())
+    (sent,) = fake_server.wait_for_notifications(1)
+    assert sent["app_icon"] == icon.as_uri()
+
+
+def test_the_app_draws_the_toasts_icon_into_its_workspace(qapp, tmp_path):
+    app = DesktopApp.__new__(DesktopApp)  # only the method under test
+    app.workspace = Workspace.open(tmp_path / "home")
+    icon = app._toast_icon()
+    assert icon == tmp_path / "home" / "cache" / "tic-icon.png" and icon.stat().st_size > 0
+
+
+def test_dunst_shows_the_toast_with_tics_icon(run, tmp_path):
+    needs("Xvfb", "dbus-daemon", "dunst", "dunstctl")
+    icon = write_app_icon(tmp_path / "tic-icon.png")
+    with isolated_session() as session, session.applied():
+        session.start_dunst()
+        notifier = Notifier(icon=icon)
+        try:
+            assert run(notifier.show(toast(1, "Email from Tomas Herrera"))) == "native"
+        finally:
+            run(notifier.aclose())
+        session.run(["dunstctl", "close-all"])  # closed toasts are what its history lists
+        (shown,) = session.dunst_history()
+    assert shown["summary"] == "Email from Tomas Herrera"
+    assert shown["icon_path"] == str(icon)
+
+
 def test_session_starts_display_bus_and_tray_and_leaves_nothing_behind():
     needs("Xvfb", "dbus-daemon", "dbus-send", "trayer", "xdotool")
     with isolated_session() as session:
@@ -525,8 +565,8 @@ def test_session_starts_display_bus_and_tray_and_leaves_nothing_behind():
 # -- reminders through a pause, what the summary names, "Remind me in 1 hour" ---------------
 
 
-def reminder(nid: int, text: str) -> dict[str, Any]:
-    return dict(note(nid, "cron", summary=f"Reminder: {text}"), event_type="cron.reminder")
+def reminder(nid: int, text: str) -> DeliveredNotification:
+    return replace(note(nid, "cron", summary=f"Reminder: {text}"), event_type="cron.reminder")
 
 
 def test_the_summary_names_what_was_held():
@@ -553,9 +593,9 @@ async def test_reminders_the_user_set_come_through_a_pause_the_rest_waits(qapp):
     assert await notifier.show(alone) == "chat"
     mixed = reply("Two things.", note(2, "whatsapp", "Anna"), reminder(3, "Pay rent"))
     assert await notifier.show(toast_for(mixed)) == "chat"
-    again = dict(note(4, "email", "Tomas Herrera"), refs={"again": "later:1:x:0"})
+    again = replace(note(4, "email", "Tomas Herrera"), refs={"again": "later:1:x:0"})
     assert await notifier.show(toast_for(reply("x", again, message_id=4))) == "chat"
-    task = dict(note(5, "cron", summary="Scheduled task: done"), event_type="cron.task")
+    task = replace(note(5, "cron", summary="Scheduled task: done"), event_type="cron.task")
     assert await notifier.show(toast_for(reply("x", task, message_id=5))) == "held"
 
     shown = [(t.title, t.body) for t, _ in seen.delivered]

@@ -19,8 +19,8 @@ from desktop.chat.window import ChatWindow
 from desktop.notify.opening import open_reply
 from desktop.qt import QtCore, QtGui, Slot
 from desktop.system.opener import Opener, scheme_handler
-from engine.bus import ReplyFinished, ReplyStarted
-from engine.types import Place
+from engine.bus import DeliveredNotification, ReplyFinished, ReplyStarted
+from engine.engine import Place
 
 
 @pytest.fixture
@@ -83,8 +83,8 @@ def test_the_chats_open_under_a_reply_about_several_messages_offers_each(qtbot):
     chat = ChatWindow()
     qtbot.addWidget(chat)
     notes = [
-        {"id": 1, "source": "email", "summary": "a", "refs": {}, "sender": "Anna Berg"},
-        {"id": 2, "source": "whatsapp", "summary": "b", "refs": {}, "sender": "Marco"},
+        DeliveredNotification(1, "email", "email.received", "a", sender="Anna Berg"),
+        DeliveredNotification(2, "whatsapp", "whatsapp.message", "b", sender="Marco"),
     ]
     chat.on_reply_started(ReplyStarted(1, "notification"))
     chat.on_reply_finished(ReplyFinished(1, 42, "Two things.", "notification", notes))

@@ -24,10 +24,10 @@ from desktop.qt import QtCore, QtGui
 from desktop.settings.dialog import SettingsDialog
 from desktop.settings.rules_page import RulesPage, flagged_note
 from desktop.tray import TrayController
+from engine.engine import LEFT_TO_MODEL, NOT_UNDERSTOOD
 from engine.llm.scripted import ScriptedModel
 from engine.settings import Settings
 from engine.store.models import EventRecord
-from engine.types import LEFT_TO_MODEL, NOT_UNDERSTOOD
 from tests.cli_helpers import ROOT
 from tests.factories import make_event
 
@@ -258,6 +258,25 @@ async def test_save_writes_the_file_and_the_next_check_uses_it(
     await settle(tasks, page)
 
 
+async def test_a_save_keeps_a_linked_rules_file_linked(
+    qtbot, make_page, workspace, tasks, tmp_path
+):
+    kept = tmp_path / "dotfiles" / "notifications.md"
+    kept.parent.mkdir()
+    kept.write_text(RULES, encoding="utf-8")
+    kept.chmod(0o640)
+    workspace.rules_file.unlink()
+    workspace.rules_file.symlink_to(kept)
+    page = make_page()
+    type_line(qtbot, page, "- Receipts")
+    with qtbot.waitSignal(page.saved):
+        qtbot.mouseClick(page.save_button, QtCore.Qt.MouseButton.LeftButton)
+    assert workspace.rules_file.is_symlink() and workspace.rules_file.resolve() == kept
+    assert kept.read_text(encoding="utf-8") == RULES + "- Receipts"
+    assert kept.stat().st_mode & 0o777 == 0o640
+    await settle(tasks, page)
+
+
 async def test_a_file_changed_meanwhile_is_kept_until_the_user_saves_again(
     qtbot, make_page, workspace, tasks
 ):
@@ -275,7 +294,7 @@ async def test_a_file_changed_meanwhile_is_kept_until_the_user_saves_again(
 
 async def test_a_file_changed_on_disk_is_shown_when_nothing_is_unsaved(qtbot, make_page, workspace):
     page = make_page()
-    from engine.fsutil import atomic_write
+    from engine.workspace.atomic import atomic_write
 
     atomic_write(workspace.rules_file, RULES + "- Emails from Mario\n")
     qtbot.waitUntil(lambda: page.text().endswith("- Emails from Mario\n"), timeout=3000)

@@ -36,6 +36,24 @@ def test_states_show_in_the_tooltip(qtbot):
     assert actions(tray)["Turn notifications back on"].isEnabled()
 
 
+def test_a_failure_line_goes_at_the_next_check_or_success(qtbot):
+    tray = TrayController()
+    failed = "SmolLM2 135M: download failed: no internet connection"
+    tray.set_activity(failed, passing=True)
+    assert tray.tooltip() == f"TIC — all quiet\n{failed}"
+    tray.set_state("unread")  # not a new check: the failure still stands
+    assert failed in tray.tooltip()
+    tray.set_state("checking")
+    assert tray.activity is None and failed not in tray.tooltip()
+    tray.set_activity(failed, passing=True)
+    tray.end_passing()
+    assert tray.activity is None
+    tray.set_activity("Downloading SmolLM2 135M: 5 %")  # not a failure: it stays
+    tray.set_state("checking")
+    tray.end_passing()
+    assert tray.activity == "Downloading SmolLM2 135M: 5 %"
+
+
 def test_the_paused_tooltip_says_until_when(qtbot):
     tray = TrayController()
     soon = datetime.now().astimezone() + timedelta(minutes=5)
@@ -77,8 +95,9 @@ def test_menu_actions_emit_their_signals(qtbot):
 
 def test_clicking_the_icon_opens_the_chat(qtbot):
     tray = TrayController()
-    with qtbot.waitSignal(tray.openChat, timeout=1000):
+    with qtbot.waitSignal(tray.openChat, timeout=1000) as opened:
         tray.icon.activated.emit(tray.icon.ActivationReason.Trigger)
+    assert opened.signal_triggered
 
 
 def test_tomorrow_morning():

@@ -174,7 +174,7 @@ async def test_a_capable_setting_lets_the_real_model_talk_but_not_change_things(
 
 
 def test_the_embedded_model_is_named_as_built_in():
-    from engine.types import model_label
+    from engine.modeltypes import model_label
 
     name = LlamaCppModel(default_model_path()).name
     assert model_label(name, "tiny") == "SmolLM2-135M · small built-in model"

@@ -18,13 +18,14 @@ from typing import Any
 import pytest
 
 import engine.ipc.client as ipc
-from engine import cli, logsetup
 from engine.ipc.lock import WorkspaceLock
 from engine.ipc.server import IpcServer
+from engine.logs import setup as logsetup
 from engine.store.db import close_database, open_database
 from engine.store.models import EventRecord
 from tests.cli_helpers import ROOT, write_jsonl
 from tests.factories import event_dict
+from tic_cli import cli
 
 FLOOD = """
 import resource, socket, sys, time
@@ -131,7 +132,7 @@ async def test_a_real_ingest_over_64_mb_beside_the_app_fails_loudly(workspace, h
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "engine",
+            "tic_cli",
             "ingest",
             str(events),
             cwd=ROOT,
@@ -192,7 +193,8 @@ async def test_an_app_flooded_with_idle_connections_keeps_answering(engine):
         answer = await asyncio.to_thread(ipc.request, engine.workspace, {"cmd": "ping"}, 10.0)
         assert answer is not None and answer["ok"]
         assert time.monotonic() - started < 5
-        assert engine._ipc is not None and engine._ipc.open_connections <= 65
+        server = engine._endpoint._server
+        assert server is not None and server.open_connections <= 65
     finally:
         flood.kill()
         await flood.wait()

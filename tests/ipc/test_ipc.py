@@ -92,7 +92,7 @@ async def test_cli_ingest_and_tick_are_handed_to_the_running_app(workspace, tmp_
             proc = await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-m",
-                "engine",
+                "tic_cli",
                 *args,
                 cwd=ROOT,
                 env=env,
@@ -145,4 +145,4 @@ async def test_the_engine_answers_ping_ingest_and_tick_and_the_front_end_adds_it
     finally:
         await engine.stop_serving()
     assert not ipc.socket_path(workspace).exists()
-    assert engine.ask_running_app(workspace, {"cmd": "ping"}) is None
+    assert ipc.request(workspace, {"cmd": "ping"}, timeout=10.0) is None

@@ -15,13 +15,15 @@ from typing import Any
 
 import pytest
 
-from engine import cli
 from engine.ipc.lock import WorkspaceLock, holder
 from engine.workspace import Workspace
 from tests.cli_helpers import ROOT, write_jsonl
 from tests.deliveries import SHOP, add_events, ledger, new_workspace, start_tic, tic_env
 from tests.factories import event_dict, reply
 from tests.model_server import ScriptedServer
+from tic_cli import cli
+
+pytestmark = pytest.mark.slow  # many tic-desktop processes, a 15 000-event ingest
 
 NOTE = "Anna Berg asks you to call her back."
 
@@ -118,7 +120,7 @@ async def test_a_terminal_chat_beside_the_app_runs_its_turns_in_the_app(engine, 
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "engine",
+            "tic_cli",
             "chat",
             cwd=ROOT,
             env=dict(tic_env(engine.workspace.root), TIC_ALLOW_MODEL_REQUESTS="0"),
@@ -154,7 +156,7 @@ async def test_an_attached_chat_says_so_in_one_line_when_the_app_quits(engine, m
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "engine",
+            "tic_cli",
             "chat",
             cwd=ROOT,
             env=dict(tic_env(engine.workspace.root), TIC_ALLOW_MODEL_REQUESTS="0"),

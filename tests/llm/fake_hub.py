@@ -20,6 +20,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from tests.serving import serving_thread
+
 BLOCK = 1 << 16
 
 
@@ -75,9 +77,7 @@ class FakeHub:
         self.cdn = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.api.server_address[1]}"
         self.cdn_url = f"http://127.0.0.1:{self.cdn.server_address[1]}"
-        self._threads = [
-            threading.Thread(target=s.serve_forever, daemon=True) for s in (self.api, self.cdn)
-        ]
+        self._threads = [serving_thread(s) for s in (self.api, self.cdn)]
 
     def serve(
         self,

@@ -9,6 +9,8 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.serving import serving_thread
+
 OLLAMA_TAGS = {
     "models": [
         {
@@ -75,7 +77,7 @@ class FakeModelServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.port = self.httpd.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = serving_thread(self.httpd)
 
     def _authorised(self, handler: BaseHTTPRequestHandler) -> bool:
         if self.api_key is None or handler.headers.get("Authorization") == f"Bearer {self.api_key}":

@@ -197,6 +197,23 @@ def test_no_internet_is_one_clear_line(monkeypatch, tmp_path, served):
     assert "\n" not in message and time.monotonic() - started < 10
 
 
+def test_offline_says_so_in_words_not_an_errno(monkeypatch, tmp_path, served):
+    """With no network the hub's name cannot be looked up: "[Errno -2] Name or service not
+    known" became a sentence."""
+
+    def no_dns(*_args: object, **_kwargs: object) -> list[object]:
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setenv("HF_ENDPOINT", "https://hub.tic-offline.test")
+    monkeypatch.setattr(socket, "getaddrinfo", no_dns)
+    with pytest.raises(DownloadError) as info:
+        download(entry_for(served), tmp_path / "models")
+    assert str(info.value) == (
+        "no internet connection: cannot reach hub.tic-offline.test (its address could not be "
+        "looked up); TIC keeps its current model"
+    )
+
+
 def test_a_gated_repository_needs_the_token_which_never_leaves_the_hub(hub, tmp_path):
     served = hub.serve(REPO, REVISION, FILE, default_model_path(), gated=True)
     # huggingface_hub finds no token of its own here (HF_HOME is empty)
@@ -207,6 +224,30 @@ def test_a_gated_repository_needs_the_token_which_never_leaves_the_hub(hub, tmp_
     head = next(r for r in hub.requests if r["method"] == "HEAD")
     assert head["authorization"] == "Bearer hf_secret"
     assert [g["authorization"] for g in hub.gets()] == [None]  # not sent to the CDN
+
+
+def test_the_token_is_asked_for_only_when_the_hub_wants_one(hub, served, tmp_path):
+    asked: list[str] = []
+
+    def token_for() -> str:
+        asked.append("token")
+        return "hf_secret"
+
+    download(entry_for(served), tmp_path / "public", token_for=token_for)
+    assert asked == []  # a public model: the keyring stays closed
+    assert all(r["authorization"] is None for r in hub.requests)
+    gated = hub.serve("acme-lab/Gated-GGUF", REVISION, FILE, default_model_path(), gated=True)
+    hub.requests.clear()
+    download(entry_for(gated), tmp_path / "gated", token_for=token_for)
+    assert asked == ["token"]
+    heads = [r["authorization"] for r in hub.requests if r["method"] == "HEAD"]
+    assert heads == [None, "Bearer hf_secret"]  # asked without, then with the token
+
+
+def test_a_gated_repository_without_a_stored_token_says_how_to_get_one(hub, tmp_path):
+    served = hub.serve(REPO, REVISION, FILE, default_model_path(), gated=True)
+    with pytest.raises(DownloadError, match=f"{REPO} is gated: accept its licence at"):
+        download(entry_for(served), tmp_path / "models", token_for=lambda: None)
 
 
 def test_an_existing_file_is_not_downloaded_again(hub, served, tmp_path):

@@ -28,6 +28,7 @@ async def test_an_idle_model_is_freed_and_loaded_again(monkeypatch: pytest.Monke
     model = LlamaCppModel(default_model_path(), context_size=512, keep_loaded=False)
     try:
         first = await model.complete(HELLO, max_tokens=4)  # type: ignore[arg-type]
+        assert model._idle is not None  # the timer that frees it
         assert await _until_freed(model)
         again = await model.complete(HELLO, max_tokens=4)  # type: ignore[arg-type]
         assert again.text == first.text and model.threads_in_use is not None
@@ -40,7 +41,7 @@ async def test_a_kept_model_stays_loaded(monkeypatch: pytest.MonkeyPatch) -> Non
     model = LlamaCppModel(default_model_path(), context_size=512)
     try:
         await model.complete(HELLO, max_tokens=4)  # type: ignore[arg-type]
-        await asyncio.sleep(0.3)
         assert model._llama is not None
+        assert model._idle is None  # no timer set to free it, however long it stays idle
     finally:
         await model.close()

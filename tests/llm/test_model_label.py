@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.engine import Engine
-from engine.llm.capability import is_builtin, model_label, short_name
+from engine.engine import Engine, check_choice
 from engine.llm.scripted import ScriptedModel
 from engine.llm.select import DEFAULT_FILE
+from engine.modeltypes import is_builtin, model_label, short_name
 from engine.settings import Settings
 
 
@@ -50,5 +50,5 @@ async def test_the_engine_says_what_its_model_is_and_what_automatic_means(worksp
 def test_judging_a_model_choice(tmp_path):
     small = tmp_path / "small.gguf"
     small.write_bytes(b"GGUF" + bytes(64))
-    assert Engine.judge_model(str(small)) == "tiny"
-    assert Engine.judge_model("http://127.0.0.1:8080/v1") == "capable"
+    assert check_choice(str(small)) == "tiny"
+    assert check_choice("http://127.0.0.1:8080/v1") == "capable"

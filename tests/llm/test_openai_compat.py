@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -17,8 +16,9 @@ from engine.llm.servers import secret_name
 from engine.settings import Settings
 from tests import keyring_memory
 from tests.keyring_memory import LockedKeyring, MemoryKeyring
+from tests.serving import serving_thread
 
-pytestmark = pytest.mark.real_model  # real requests (to a local fake), not a real GGUF
+pytestmark = pytest.mark.server  # real requests, to a fake server of its own
 memory_keyring = keyring_memory.memory_keyring
 locked_keyring = keyring_memory.locked_keyring
 
@@ -61,7 +61,7 @@ class FakeServer:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = serving_thread(self.httpd)
 
     def __enter__(self) -> FakeServer:
         self.thread.start()

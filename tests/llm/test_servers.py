@@ -107,3 +107,23 @@ async def test_discovery_finds_the_running_servers_and_reports_the_given_url_tha
         ("OpenAI-compatible server", down),
     ]
     assert found[2].error == "nothing answers there (connection refused)"
+
+
+async def test_discovery_reads_a_key_only_for_a_server_the_user_named():
+    """Something on a usual port that asks for a key is listed as asking: the keyring stays
+    closed (it may ask for a new keyring's password) until the user names that server."""
+    asked: list[str] = []
+
+    def key_for(url: str) -> str | None:
+        asked.append(url)
+        return "sk-local"
+
+    with FakeModelServer("lmstudio", api_key="sk-local") as server:
+        ports = ((server.port, "LM Studio"),)
+        (found,) = await discover(ports=ports, key_for=key_for)
+        assert asked == [] and found.needs_key and found.error == "it asks for an API key"
+        (named,) = await discover([server.url], ports=ports, key_for=key_for)
+        assert asked == [server.url] and named.error is None and named.models
+        asked.clear()
+        (in_use,) = await discover(keyed=[server.url], ports=ports, key_for=key_for)
+        assert asked == [server.url] and in_use.error is None

@@ -260,12 +260,16 @@ def test_marks_inserted_anywhere_change_nothing() -> None:
 def test_random_text_never_raises_anything_but_export_error() -> None:
     rng = random.Random(11)
     alphabet = "0123456789/.-:, []APMapm\u200e\u202f\ufeff\n\r<>()Ünè🌱"
+    outcomes = {"read": 0, "refused": 0}  # any other exception fails the test
     for _ in range(300):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(200)))
         try:
             parse_chat(samples.FUZZ_BASE[: rng.randrange(400)] + text, chat_name="x")
         except ExportError:
-            pass
+            outcomes["refused"] += 1
+        else:
+            outcomes["read"] += 1
+    assert sum(outcomes.values()) == 300 and all(outcomes.values()), outcomes
 
 
 @pytest.mark.allow_log_warnings

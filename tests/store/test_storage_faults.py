@@ -5,8 +5,8 @@ integrity check but cannot be read name their table, once.
 
 The faults are injected where they arise: SQLite's own error (its message and its extended
 code, as SQLite raises it at 32 KB free) and the operating system's ENOSPC; what is free is
-measured through ``engine.disk.disk_usage``, which the tests replace. The real thing (a tiny
-disk, a read-only mount) is in ``test_real_mounts.py``."""
+measured through ``engine.workspace.disk.disk_usage``, which the tests replace. The real thing
+(a tiny disk, a read-only mount) is in ``test_real_mounts.py``."""
 
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ from pathlib import Path
 import peewee as pw
 import pytest
 
-from engine import cli, disk
 from engine.bus import TurnFailed
 from engine.chat import delivery
 from engine.engine import Engine
@@ -32,8 +31,10 @@ from engine.store.backup import backups_dir, daily_backup
 from engine.store.db import close_database, describe_store_error, open_database
 from engine.store.inbox import ingest
 from engine.store.models import EventRecord
+from engine.workspace import disk
 from tests.deliveries import ANNA_RULES
 from tests.factories import make_event, reply
+from tic_cli import cli
 
 SQLITE_IOERR_SHMSIZE = 4874  # what SQLite raises when it cannot grow tic.db-shm
 

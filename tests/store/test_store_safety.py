@@ -13,14 +13,15 @@ from pathlib import Path
 import peewee as pw
 import pytest
 
-from engine import cli, disk
 from engine.errors import StoreError
 from engine.store import db as store_db
 from engine.store.backup import backups_dir, daily_backup
 from engine.store.db import close_database, marker_path, open_database, rescue_deleted_wal
 from engine.store.inbox import claim, ingest, recover_events, release
 from engine.store.models import EventRecord
+from engine.workspace import disk
 from tests.factories import make_event
+from tic_cli import cli
 
 
 @pytest.fixture

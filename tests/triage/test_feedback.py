@@ -14,6 +14,7 @@ from engine.triage.feedback import never_rule_for, would_silence
 from engine.triage.rules.compile import compile_rules_text
 from engine.triage.rules.edit import add_rule
 from engine.triage.rules.parse import ALWAYS, CUSTOM, NEVER, parse_rules
+from engine.triage.rules.rulesfile import RulesFile
 from tests.factories import make_event, reply
 
 NOW = datetime(2026, 12, 2, 9, 0, tzinfo=UTC)
@@ -25,9 +26,9 @@ def test_add_rule_goes_under_the_right_section_and_keeps_the_rest(tmp_path):
         "# Notification preferences\n\nMy own words stay.\n\n## Always notify\n- Mum\n\n"
         "## Never notify\n\n## Custom rules\n- Only family after 22:00\n"
     )
-    assert add_rule(path, NEVER, "Emails from Shop (news@shop.example)")
-    assert add_rule(path, ALWAYS, "Emails from Mario")
-    assert not add_rule(path, ALWAYS, "emails from mario")
+    assert add_rule(RulesFile(path), NEVER, "Emails from Shop (news@shop.example)")
+    assert add_rule(RulesFile(path), ALWAYS, "Emails from Mario")
+    assert not add_rule(RulesFile(path), ALWAYS, "emails from mario")
     text = path.read_text()
     assert "My own words stay." in text
     rules = parse_rules(text)
@@ -38,16 +39,16 @@ def test_add_rule_goes_under_the_right_section_and_keeps_the_rest(tmp_path):
 
 def test_add_rule_creates_a_missing_file_or_section(tmp_path):
     path = tmp_path / "data" / "notifications.md"
-    add_rule(path, CUSTOM, "Only WhatsApp groups when I am mentioned")
+    add_rule(RulesFile(path), CUSTOM, "Only WhatsApp groups when I am mentioned")
     assert parse_rules(path.read_text()).section(CUSTOM)[0].text.startswith("Only WhatsApp")
     other = tmp_path / "other.md"
     other.write_text("# Notification preferences\n\n## Always notify\n- Mum\n")
-    add_rule(other, NEVER, "Anything from Initrode")
+    add_rule(RulesFile(other), NEVER, "Anything from Initrode")
     assert [r.text for r in parse_rules(other.read_text()).section(NEVER)] == [
         "Anything from Initrode"
     ]
     with pytest.raises(ValueError):
-        add_rule(other, "sometimes", "x")
+        add_rule(RulesFile(other), "sometimes", "x")
 
 
 def test_never_rule_names_what_identifies_the_event():

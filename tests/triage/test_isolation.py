@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from engine.agent.tools.notify import NotificationDraft
 from engine.errors import ModelError
 from engine.store.inbox import ingest
 from engine.store.models import EventRecord, Notification
@@ -58,10 +59,10 @@ async def test_an_event_whose_notify_fails_fails_alone_with_its_reason(engine, m
     ingest(events)
     real_notify = engine.tic.notify
 
-    async def refuse_one(payload, **kw):
-        if payload["refs"]["event_id"] == bad.id:
+    async def refuse_one(draft: NotificationDraft) -> object:
+        if draft.event_id == bad.id:
             raise ModelError("the chat could not take it")
-        return await real_notify(payload, **kw)
+        return await real_notify(draft)
 
     engine.tic.notify = refuse_one
     model.default = reply("ok")

@@ -15,7 +15,10 @@ from engine.triage.language import (
     language,
     phrase_pattern,
 )
+from engine.triage.rules.compile import compile_rules_text
+from engine.triage.rules.explain import explain_rule
 from engine.triage.rules.extract import parse_fragment
+from engine.triage.rules.phrasing import phrasing
 from engine.triage.rules.vocab import DAY_ALIASES
 
 
@@ -66,3 +69,14 @@ def test_a_phrase_pattern_matches_whole_words_with_either_apostrophe() -> None:
     assert pattern.search("newsletters don’t matter")
     assert pattern.search("newsletters don't matter")
     assert not pattern.search("newsletters can waiting")
+
+
+def test_a_reading_is_said_in_the_language_asked_for_or_in_english() -> None:
+    """A language whose file has no ``[readings]`` words yet says a reading in English."""
+    (rule,) = compile_rules_text("## Never notify\n- Newsletters from Lumen Books\n")
+    english = explain_rule(rule).reading
+    assert english == "Never notify: newsletters and digests from Lumen Books"
+    spanish = explain_rule(rule, language="es")
+    assert spanish.reading.startswith(phrasing("es").text("never"))
+    assert phrasing("es").kind("newsletter") in spanish.reading
+    assert "Lumen Books" in spanish.reading

@@ -111,13 +111,15 @@ async def test_the_schema_and_prompt_give_valid_readings_on_the_embedded_model()
     from engine.llm.llama import LlamaCppModel
     from engine.llm.select import default_model_path
 
+    validator = jsonschema.Draft202012Validator(READING_SCHEMA)
     model = LlamaCppModel(default_model_path())
     try:
         for text in (RULES, "## Always notify\n- Anything my kids' school sends is important\n"):
             (rule,) = compile_rules_text(text)
             out = await model.complete(prompt(rule), schema=READING_SCHEMA, max_tokens=400)
             answer = json.loads(out.text)
-            jsonschema.validate(answer, READING_SCHEMA)
+            invalid = [e.message for e in validator.iter_errors(answer)]
+            assert invalid == [], (text, invalid)
             apply_reading(rule, answer)  # whatever it says, it is read without an error
     finally:
         await model.close()

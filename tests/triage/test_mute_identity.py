@@ -13,7 +13,7 @@ from engine.store.models import ChatMessage, EventRecord, Notification
 from engine.triage.decider import TriageDecider
 from engine.triage.feedback import never_rule_for
 from engine.triage.rules.parse import NEVER, parse_rules
-from tests.factories import make_event, reply
+from tests.factories import make_event, notification, reply
 
 NOW = datetime(2026, 11, 10, 8, tzinfo=UTC)
 TOMAS = {"name": "Tomas Herrera", "address": "tomas@herrera-lutz.es"}
@@ -106,12 +106,14 @@ async def test_a_mute_without_an_identity_adds_nothing_and_says_why(engine, mode
     ingest([event])
     model.default = reply("ok")
     await engine.hub.notify(  # notified directly: TIC itself would not surface this one
-        {
-            "source": "email",
-            "event_type": "email.received",
-            "summary": "everything sent an email about \u201cHi\u201d.",
-            "refs": {"event_id": event.id},
-        }
+        notification(
+            {
+                "source": "email",
+                "event_type": "email.received",
+                "summary": "everything sent an email about \u201cHi\u201d.",
+                "refs": {"event_id": event.id},
+            }
+        )
     )
     assert await engine.hub.drain(timeout=5)
     note = ChatMessage.select().where(ChatMessage.content != "").get()

@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from engine.agent.tools.notify import NotificationDraft
 from engine.errors import ModelError
 from engine.store.inbox import ingest, recover_events
 from engine.store.models import AgentRun, EventRecord, Notification
@@ -40,7 +41,7 @@ async def test_tick_notifies_what_tic_decides_and_marks_events_done(engine, mode
     note = Notification.get()
     assert note.event_id == a.id
     assert note.summary == f"Anna Berg sent an email about \u201c{a.subject}\u201d."
-    assert note.reason.startswith("Anna Berg wrote to the user directly")
+    assert note.reason.startswith("Anna Berg wrote to you directly")
     assert note.refs["thread_id"] == a.refs["thread_id"]
     rows = {r.event_id: r for r in EventRecord.select()}
     assert rows[a.id].status == rows[b.id].status == "done"
@@ -129,11 +130,11 @@ async def test_crash_after_notify_never_notifies_twice(engine, model):
     calls = {"n": 0}
     real_notify = engine.tic.notify
 
-    async def crash_on_second(payload, **kw):
+    async def crash_on_second(draft: NotificationDraft) -> object:
         calls["n"] += 1
         if calls["n"] == 2:
             raise RuntimeError("power cut")
-        return await real_notify(payload, **kw)
+        return await real_notify(draft)
 
     engine.tic.notify = crash_on_second
     model.default = reply("ok")
@@ -182,7 +183,7 @@ async def test_attempts_are_bounded_and_the_last_decides_without_the_model(
     assert (result.events, result.notified, result.failed, result.error) == (1, 1, 0, None)
     record = EventRecord.get()
     assert record.status == "done" and record.decision_notify is True
-    assert record.decision_reason.startswith("Anna Berg wrote to the user directly")
+    assert record.decision_reason.startswith("Anna Berg wrote to you directly")
     assert record.decision_reason.endswith(
         " (the line \u201cwhatever my boss would care about\u201d needs the model, which was"
         " unreachable: decided without it)"
@@ -191,7 +192,6 @@ async def test_attempts_are_bounded_and_the_last_decides_without_the_model(
     await engine.hub.drain(timeout=5)
 
 
-@pytest.mark.real_model  # real requests, to a model server on 127.0.0.1 that is down
 @pytest.mark.allow_log_warnings
 async def test_a_model_server_down_for_every_try_leaves_no_event_undecided(workspace, settings):
     from engine.engine import Engine
@@ -217,7 +217,7 @@ async def test_a_model_server_down_for_every_try_leaves_no_event_undecided(works
         assert skipped in rows[newsletter.id].decision_reason
         decided = rows[question.id]
         assert decided.decision_notify is True and decided.attempts == 2
-        assert decided.decision_reason.startswith("Anna Berg wrote to the user directly")
+        assert decided.decision_reason.startswith("Anna Berg wrote to you directly")
         assert skipped in decided.decision_reason
         assert await engine.hub.drain(timeout=10)
         note = Notification.get()

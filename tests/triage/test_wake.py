@@ -50,7 +50,7 @@ async def notified_ids(queue: asyncio.Queue[ReplyFinished], count: int) -> list[
     ids: list[str] = []
     while len(ids) < count:
         reply = await asyncio.wait_for(queue.get(), WAIT)
-        ids += [str(n["refs"]["event_id"]) for n in reply.notifications]
+        ids += [str(n.refs["event_id"]) for n in reply.notifications]
     return ids
 
 

@@ -10,11 +10,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from engine import schemas
 from engine.errors import ToolError
 from engine.workspace import Workspace
+
+if TYPE_CHECKING:
+    from engine.agent.tools.notify import NotificationDraft
 
 ResultType = Literal["string", "json"]
 
@@ -33,7 +36,7 @@ class ToolContext:
     depth: int = 0
     agent: str = "main"
     session_id: int | None = None
-    notify: Callable[[dict[str, Any]], Awaitable[Any]] | None = None
+    notify: Callable[[NotificationDraft], Awaitable[Any]] | None = None
     delegate: Callable[[str, int], Awaitable[str]] | None = None
 
 

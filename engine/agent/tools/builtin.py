@@ -13,6 +13,7 @@ from engine.agent.tools.rules import (
     AcceptRuleReadingTool,
     AddNotificationRuleTool,
     ConfirmNotificationRuleTool,
+    RemoveNotificationRuleTool,
 )
 from engine.jobs.scheduler import JobScheduler
 
@@ -28,6 +29,7 @@ def build_registry(jobs: JobScheduler | None = None) -> ToolRegistry:
             AddNotificationRuleTool(),
             ConfirmNotificationRuleTool(),
             AcceptRuleReadingTool(),
+            RemoveNotificationRuleTool(),
             SearchEventsTool(),
             UpcomingCalendarTool(),
             DigestTool(),

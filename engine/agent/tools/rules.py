@@ -1,4 +1,5 @@
-"""``add_notification_rule``: the safe, structured way to change the user's rules."""
+"""``add_notification_rule`` and ``remove_notification_rule``: the safe, structured ways to
+change the user's rules."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import asyncio
 from typing import Any
 
 from engine.agent.tools.base import Tool, ToolContext
-from engine.errors import ToolError
+from engine.errors import TicError, ToolError
 from engine.store.recent import recent_events
 from engine.triage.holds import (
     CONFIRMED_FILE,
@@ -17,8 +18,9 @@ from engine.triage.holds import (
     read_confirmed,
 )
 from engine.triage.rules.compile import CompiledRule, compile_rules_text
-from engine.triage.rules.edit import SECTION_TITLES, add_rule
+from engine.triage.rules.edit import SECTION_TITLES, add_rule, remove_rule
 from engine.triage.rules.explain import explain_rule
+from engine.triage.rules.rulesfile import RulesFile
 from engine.triage.rules.suggest import suggest
 
 HELD = "held: "
@@ -47,17 +49,21 @@ class AddNotificationRuleTool(Tool):
     read_only = False
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Any:
+        rules = RulesFile(ctx.workspace.rules_file)
         try:
-            added = add_rule(ctx.workspace.rules_file, arguments["section"], arguments["rule"])
-        except (ValueError, OSError) as exc:
+            added = add_rule(rules, arguments["section"], arguments["rule"])
+        except (ValueError, TicError) as exc:
             raise ToolError(f"could not change data/notifications.md: {exc}") from None
+        except OSError as exc:
+            reason = exc.strerror or exc
+            raise ToolError(f"could not change data/notifications.md: {reason}") from None
         title = SECTION_TITLES[arguments["section"]]
         if not added:
             return f"that rule is already under {title}"
         rule = " ".join(str(arguments["rule"]).split()).lstrip("-*• ").strip()
         try:  # the line as it is read in the file: with the file's definitions
-            text = ctx.workspace.rules_file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            text = rules.read()[0]
+        except TicError:
             text = f"## {title}\n- {rule}\n"
         compiled = compile_rules_text(text)
         mine = next((c for c in compiled if c.rule.text == rule), None)
@@ -134,3 +140,36 @@ class ConfirmNotificationRuleTool(Tool):
         except OSError as exc:
             raise ToolError(f"could not keep the confirmation: {exc}") from None
         return f"applied from the next check: {arguments['rule']}"
+
+
+class RemoveNotificationRuleTool(Tool):
+    name = "remove_notification_rule"
+    description = (
+        "Remove one line of data/notifications.md, as it is written there, from its section "
+        "(always, never or custom); only after the user said yes to it."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "section": {"type": "string", "enum": list(SECTION_TITLES)},
+            "rule": {"type": "string", "minLength": 1, "maxLength": 500},
+        },
+        "required": ["section", "rule"],
+        "additionalProperties": False,
+    }
+    category = "Preferences"
+    read_only = False
+
+    async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Any:
+        rules = RulesFile(ctx.workspace.rules_file)
+        try:
+            removed = remove_rule(rules, arguments["section"], arguments["rule"])
+        except (ValueError, TicError) as exc:
+            raise ToolError(f"could not change data/notifications.md: {exc}") from None
+        except OSError as exc:
+            reason = exc.strerror or exc
+            raise ToolError(f"could not change data/notifications.md: {reason}") from None
+        title = SECTION_TITLES[arguments["section"]]
+        if not removed:
+            raise ToolError(f"there is no line \u201c{arguments['rule']}\u201d under {title}")
+        return f"removed from {title}: - {arguments['rule']}"

@@ -28,9 +28,9 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from engine.bounds import cleaned
 from engine.clock import utcnow
 from engine.events import Event
+from engine.events.bounds import cleaned
 from engine.sources.base import Batch, Source, SourceError
 from engine.sources.google.auth import GoogleApiError, GoogleSession
 from engine.sources.mail.headers import (

@@ -13,8 +13,8 @@ import re
 from datetime import UTC, datetime
 from email.utils import parseaddr
 
-from engine.bounds import clean
 from engine.events import Person
+from engine.events.bounds import clean
 
 KEPT_HEADERS = (
     "List-Unsubscribe",

@@ -174,6 +174,53 @@ def _with_caption(tag: str, caption: str) -> str:
     return f"{tag} {caption}" if caption else tag
 
 
+def _video(part: Any) -> str:
+    tag = "[gif]" if getattr(part, "gifPlayback", False) else "[video]"
+    return _with_caption(tag, _str(part, "caption"))
+
+
+def _audio(part: Any) -> str:
+    return "[voice message]" if getattr(part, "PTT", False) else "[audio]"
+
+
+def _document(part: Any) -> str:
+    name = _str(part, "fileName") or _str(part, "title")
+    return _with_caption(f"[document: {name}]" if name else "[document]", _str(part, "caption"))
+
+
+def _location(part: Any) -> str:
+    where = " ".join(x for x in (_str(part, "name"), _str(part, "address")) if x)
+    return _with_caption("[location]", where)
+
+
+def _tagged(tag: str, caption_field: str | None = None) -> Callable[[Any], str]:
+    """``tag``, followed by the part's ``caption_field`` when it has one."""
+
+    def describe(part: Any) -> str:
+        return _with_caption(tag, _str(part, caption_field)) if caption_field else tag
+
+    return describe
+
+
+# The parts a message may carry besides text, in the order they are looked for, each with
+# the words that stand for it.
+_PARTS: tuple[tuple[str, Callable[[Any], str]], ...] = (
+    ("imageMessage", _tagged("[image]", "caption")),
+    ("videoMessage", _video),
+    ("ptvMessage", _tagged("[video note]")),
+    ("audioMessage", _audio),
+    ("documentMessage", _document),
+    ("stickerMessage", _tagged("[sticker]")),
+    ("locationMessage", _location),
+    ("liveLocationMessage", _tagged("[live location]", "caption")),
+    ("contactMessage", _tagged("[contact]", "displayName")),
+    ("contactsArrayMessage", _tagged("[contacts]", "displayName")),
+    ("pollCreationMessage", _tagged("[poll]", "name")),
+    ("pollCreationMessageV2", _tagged("[poll]", "name")),
+    ("pollCreationMessageV3", _tagged("[poll]", "name")),
+)
+
+
 def message_content(message: Any) -> tuple[str, Any] | None:
     """(text, the part carrying contextInfo) of a WhatsApp message; None when it has nothing
     to read (reactions, edits, deletions, receipts of keys...)."""
@@ -186,44 +233,10 @@ def message_content(message: Any) -> tuple[str, Any] | None:
     part = _sub(message, "extendedTextMessage")
     if part is not None and _str(part, "text"):
         return _str(part, "text"), part
-    part = _sub(message, "imageMessage")
-    if part is not None:
-        return _with_caption("[image]", _str(part, "caption")), part
-    part = _sub(message, "videoMessage")
-    if part is not None:
-        tag = "[gif]" if getattr(part, "gifPlayback", False) else "[video]"
-        return _with_caption(tag, _str(part, "caption")), part
-    part = _sub(message, "ptvMessage")
-    if part is not None:
-        return "[video note]", part
-    part = _sub(message, "audioMessage")
-    if part is not None:
-        return ("[voice message]" if getattr(part, "PTT", False) else "[audio]"), part
-    part = _sub(message, "documentMessage")
-    if part is not None:
-        name = _str(part, "fileName") or _str(part, "title")
-        tag = f"[document: {name}]" if name else "[document]"
-        return _with_caption(tag, _str(part, "caption")), part
-    part = _sub(message, "stickerMessage")
-    if part is not None:
-        return "[sticker]", part
-    part = _sub(message, "locationMessage")
-    if part is not None:
-        where = " ".join(x for x in (_str(part, "name"), _str(part, "address")) if x)
-        return _with_caption("[location]", where), part
-    part = _sub(message, "liveLocationMessage")
-    if part is not None:
-        return _with_caption("[live location]", _str(part, "caption")), part
-    part = _sub(message, "contactMessage")
-    if part is not None:
-        return _with_caption("[contact]", _str(part, "displayName")), part
-    part = _sub(message, "contactsArrayMessage")
-    if part is not None:
-        return _with_caption("[contacts]", _str(part, "displayName")), part
-    for poll in ("pollCreationMessage", "pollCreationMessageV2", "pollCreationMessageV3"):
-        part = _sub(message, poll)
+    for name, describe in _PARTS:
+        part = _sub(message, name)
         if part is not None:
-            return _with_caption("[poll]", _str(part, "name")), part
+            return describe(part), part
     return None
 
 

@@ -262,14 +262,14 @@ def classify(e: Event) -> Classification:
         who = e.sender.name if e.sender and e.sender.name else "someone"
         found.add("person", f"a WhatsApp message from {who}")
         if e.chat is not None and e.chat.is_group and not e.mentions_me:
-            found.add("group_chatter", f"in the group {e.chat.name or ''}, not naming the user")
+            found.add("group_chatter", f"in the group {e.chat.name or ''}, not naming you")
         else:
             _asks(fold(e.text), found)
         found.add("phishing", sg.new_number_scam(fold(e.text)))
     elif e.source == "calendar":
         _calendar(e, found)
     elif e.source == "cron":
-        found.add("reminder", "a reminder the user set up")
+        found.add("reminder", "a reminder you set up")
     if "SPAM" in e.labels and e.source != "email":
         found.add("phishing", "label SPAM")
     party = _party_size(f"{e.subject} {e.text}") if e.source != "calendar" else None

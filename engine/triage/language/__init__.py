@@ -40,6 +40,7 @@ PHRASE_TABLES = (
     "dates",
     "digest",
     "calendar",
+    "removal",
 )
 PHRASE_KEYS = {
     "answers": ("notify", "never"),
@@ -80,7 +81,16 @@ PHRASE_KEYS = {
         "about_frames",
         "said_after",
     ),
-    "words": ("second_person", "messages", "pronouns", "titles", "me", "or", "anything", "indefinite"),
+    "words": (
+        "second_person",
+        "messages",
+        "pronouns",
+        "titles",
+        "me",
+        "or",
+        "anything",
+        "indefinite",
+    ),
     "amounts": ("over", "under", "words", "currencies"),
     "kinds": (
         "auto_reply_cues",
@@ -109,6 +119,7 @@ PHRASE_KEYS = {
     ),
     "digest": ("asks", "about", "email", "whatsapp"),
     "calendar": ("asks", "next_event"),
+    "removal": ("asks",),
 }
 OPTIONAL_KEYS = frozenset({"clauses.mentioning", "clauses.about_frames", "clauses.said_after"})
 """Constructions a language may not have: a frame around the topic or a verb after a quoted

@@ -155,8 +155,10 @@ _UNTIL = (
     r"fino a)\b[^.;]*?)?"
 )
 END_NEVER = re.compile(rf"[\s,:]+(?:{phrase_pattern('predicates.never_end')}){_UNTIL}{_TAIL}{_END}")
-START_NOTIFY = re.compile(rf"^\s*(?:please\s+)?(?:{phrase_pattern('predicates.notify_start')})\s+")
-START_NEVER = re.compile(rf"^\s*(?:please\s+)?(?:{phrase_pattern('predicates.never_start')})\s+")
+_OPENING = rf"(?:(?:{phrase_pattern('clauses.lead_ins')})[\s,.:!]*)*"
+"""Words a sentence may open with before its decision ("please", "bitte", "por favor")."""
+START_NOTIFY = re.compile(rf"^\s*{_OPENING}(?:{phrase_pattern('predicates.notify_start')})\s+")
+START_NEVER = re.compile(rf"^\s*{_OPENING}(?:{phrase_pattern('predicates.never_start')})\s+")
 
 
 LEADING_ANSWER = re.compile(

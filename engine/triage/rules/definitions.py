@@ -102,7 +102,8 @@ def _definition(plain: str, line_number: int) -> Definition | None:
     if m is not None and _identifies(m.group("who")):
         more = " ".join(EMAIL.findall(m.group("more") or "") + PHONE.findall(m.group("more") or ""))
         who = f"{m.group('who').strip()} ({more})" if more else m.group("who").strip()
-        return Definition(line_number, m.group("role"), who, True)
+        rule_too = bool(m.group("more")) and _states_decision(m.group("more"))
+        return Definition(line_number, m.group("role"), who, not rule_too)
     m = re.match(rf"^(?P<who>[^()]{{1,60}}?)\s*\((?P<role>{ROLE})\)$", plain, re.I)
     if m is not None and _identifies(m.group("who")):
         return Definition(line_number, m.group("role"), m.group("who").strip(), False)

@@ -1,12 +1,13 @@
 """Editing ``data/notifications.md``: add a bullet under the right section, creating the
-file or the section when missing, never duplicating a rule, keeping the user's own text."""
+file or the section when missing, never duplicating a rule, keeping the user's own text. The
+file is written through :class:`~engine.triage.rules.rulesfile.RulesFile` (atomic, through a
+link, the permissions kept); a file saved by another program meanwhile is read again and the
+rule added to what it holds now."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from engine.fsutil import atomic_write
 from engine.triage.rules.parse import ALWAYS, CUSTOM, NEVER, Section, classify_heading, parse_rules
+from engine.triage.rules.rulesfile import RulesFile
 
 SECTION_TITLES: dict[Section, str] = {
     ALWAYS: "Always notify",
@@ -16,19 +17,24 @@ SECTION_TITLES: dict[Section, str] = {
 TEMPLATE = "# Notification preferences\n\n## Always notify\n\n## Never notify\n\n## Custom rules\n"
 
 
-def add_rule(path: Path, section: str, rule: str) -> bool:
+def add_rule(rules: RulesFile, section: str, rule: str) -> bool:
     """Add ``- rule`` at the end of ``section`` ("always", "never" or "custom"); False when
-    an identical rule is there."""
+    an identical rule is there. Raises ValueError for an empty rule or an unknown section,
+    a TicError when the file cannot be read, OSError when it cannot be written."""
     rule = " ".join(rule.split()).lstrip("-*• ").strip()
     if not rule:
         raise ValueError("the rule is empty")
     chosen = _section(section)
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    return rules.update(lambda text: with_rule(text, chosen, rule)) is not None
+
+
+def with_rule(text: str, chosen: Section, rule: str) -> str | None:
+    """``text`` with ``- rule`` added at the end of its section (None: it is there)."""
     if not text.strip():
         text = TEMPLATE
     existing = parse_rules(text)
     if any(r.section == chosen and r.text.lower() == rule.lower() for r in existing.rules):
-        return False
+        return None
     lines = text.splitlines()
     start = _section_start(lines, chosen)
     if start is None:
@@ -45,8 +51,33 @@ def add_rule(path: Path, section: str, rule: str) -> bool:
         lines.insert(insert_at, f"- {rule}")
         if insert_at + 1 < len(lines) and lines[insert_at + 1].lstrip().startswith("#"):
             lines.insert(insert_at + 1, "")
-    atomic_write(path, "\n".join(lines) + "\n")
-    return True
+    return "\n".join(lines) + "\n"
+
+
+def remove_rule(rules: RulesFile, section: str, rule: str) -> bool:
+    """Take the line ``- rule`` out of ``section``; False when no such line is there.
+    Raises ValueError for an unknown section, a TicError when the file cannot be read,
+    OSError when it cannot be written."""
+    chosen = _section(section)
+    wanted = " ".join(rule.split()).lstrip("-*• ").strip()
+    return rules.update(lambda text: without_rule(text, chosen, wanted)) is not None
+
+
+def without_rule(text: str, chosen: Section, rule: str) -> str | None:
+    """``text`` without the line whose rule is ``rule`` in section ``chosen`` (None: there
+    is none); every other line is kept as the user wrote it."""
+    found = next(
+        (r for r in parse_rules(text).rules if r.section == chosen and r.text == rule), None
+    )
+    lines = text.splitlines()
+    if found is None or _bare(lines[found.line_number - 1]) != _bare(rule):
+        return None  # not there, or one sentence of a paragraph: not this writer's to cut
+    del lines[found.line_number - 1]
+    return "\n".join(lines) + "\n"
+
+
+def _bare(line: str) -> str:
+    return " ".join(line.split()).lstrip("-*•+ ").strip()
 
 
 def _section(name: str) -> Section:

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field, replace
 from datetime import time, timedelta
 from typing import Any, Literal
 
-from engine.triage.classifier import KIND_NAMES
 from engine.triage.rules.compile import CompiledRule, compile_rules_text, unread_problem
 from engine.triage.rules.match import CALENDAR_KEY, Match, Window
 from engine.triage.rules.parse import ALWAYS, NEVER, Section, parse_rules
+from engine.triage.rules.phrasing import ENGLISH, Phrasing, phrasing
 from engine.triage.rules.textfile import UnreadableLine
 from engine.triage.rules.vocab import FAMILY_NAMES
 
@@ -26,7 +26,6 @@ READ_AS_CHOSEN = "read as you chose: "
 AppliedBy = Literal["code", "model", "nobody"]
 """Who applies a line: code (it was understood), the model (a capable one judges lines code
 could not read), or nobody (a tiny model is not trusted with them: the line is ignored)."""
-DAYS = ("Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays", "Sundays")
 SOURCES = {"email": "emails", "whatsapp": "WhatsApp messages", "calendar": "calendar events"}
 EVENT_TYPES = {
     "calendar.created": "new invitations",
@@ -60,6 +59,8 @@ class LineExplanation:
     """The words of the line no condition accounts for, as written."""
     read_by: str = "code"
     """Who read the line into its conditions: "code", or "model" (a capable model, once)."""
+    words: Phrasing = field(default_factory=phrasing, compare=False, repr=False)
+    """The language the reading is said in (``engine.triage.rules.phrasing``)."""
 
     @property
     def sentence(self) -> str:
@@ -84,16 +85,18 @@ class LineExplanation:
         """What the line's conditions say, understood or not ("" when they say nothing)."""
         if not self.what and not self.condition:
             return ""
+        w = self.words
         if self.condition:
-            out = f"Notify {self.what} only if {self.condition}; otherwise don't"
+            out = w.text("conditional", what=self.what, condition=self.condition)
         else:
-            out = f"{self.decision}: {self.what}"
+            out = w.text("decided", decision=self.decision, what=self.what)
         if self.exclusions:
-            out += f" \u2014 except {'; '.join(self.exclusions)}"
+            out += w.text("excepted", excluded="; ".join(self.exclusions))
         if self.window:
-            out = f"{self.window[:1].upper()}{self.window[1:]}: {out[:1].lower()}{out[1:]}"
+            window = f"{self.window[:1].upper()}{self.window[1:]}"
+            out = w.text("windowed", window=window, rule=f"{out[:1].lower()}{out[1:]}")
         if self.catch_all:
-            out += " \u2014 only when no other line applies"
+            out += w.text("catch_all")
         return out + "".join(f"; {n}" for n in self.notes)
 
     def to_json(self) -> dict[str, Any]:
@@ -175,30 +178,34 @@ def explain(
 CATCH_ALL_WAITS = "not applied while a line of the file is not understood"
 
 
-def explain_rule(rule: CompiledRule, *, capable_model: bool = False) -> LineExplanation:
+def explain_rule(
+    rule: CompiledRule, *, capable_model: bool = False, language: str = ENGLISH
+) -> LineExplanation:
+    """How ``rule`` is understood, said in ``language`` (a supported language's code)."""
+    w = phrasing(language)
     section = rule.rule.section
     if rule.action == "only":
-        decision = "Notify only if"
+        decision = w.text("only_if")
     elif section == NEVER or rule.action == "drop":
-        decision = "Never notify"
+        decision = w.text("never")
     elif section == ALWAYS:
-        decision = "Always notify"
+        decision = w.text("always")
     else:
-        decision = "Notify"
-    what = "anything" if rule.catch_all else describe(rule.scope)
+        decision = w.text("notify")
+    what = w.text("anything") if rule.catch_all else describe(rule.scope, w)
     condition = ""
     if rule.action == "only":
         said = rule.scope.sources
-        condition = describe(replace(rule.condition, sources=rule.condition.sources - said))
-    exclusions = [describe(x) for x in rule.exclusions]
+        condition = describe(replace(rule.condition, sources=rule.condition.sources - said), w)
+    exclusions = [describe(x, w) for x in rule.exclusions]
     if rule.action == "only" and not rule.negated.empty:
-        exclusions.append(describe(rule.negated))
+        exclusions.append(describe(rule.negated, w))
     notes: list[str] = []
     if rule.exception_notifies:
-        notes.append("those it excepts are notified")
-    notes += [f"\u201c{said}\u201d read as \u201c{read}\u201d" for said, read in rule.corrections]
+        notes.append(w.text("excepts_notified"))
+    notes += [w.text("corrected", said=said, read=read) for said, read in rule.corrections]
     if rule.scope.examples:
-        notes.append(f"examples given: {', '.join(rule.scope.examples)}")
+        notes.append(w.text("examples", examples=", ".join(rule.scope.examples)))
     return LineExplanation(
         line_number=rule.rule.line_number,
         text=rule.rule.text,
@@ -208,13 +215,14 @@ def explain_rule(rule: CompiledRule, *, capable_model: bool = False) -> LineExpl
         what=what,
         condition=condition,
         exclusions=tuple(exclusions),
-        window=describe_window(rule.window) if rule.window else "",
+        window=describe_window(rule.window, w) if rule.window else "",
         catch_all=rule.catch_all,
         problem=rule.problem,
         applied_by=_applied_by(rule, capable_model),
         notes=tuple(notes),
         unread=() if rule.read_by == "model" else rule.unread,
         read_by=rule.read_by,
+        words=w,
     )
 
 
@@ -224,30 +232,27 @@ def _applied_by(rule: CompiledRule, capable_model: bool) -> AppliedBy:
     return "model" if capable_model else "nobody"
 
 
-def _either(items: list[str]) -> str:
-    if len(items) <= 1:
-        return "".join(items)
-    return f"{', '.join(items[:-1])} or {items[-1]}"
-
-
 def _clock(t: time) -> str:
     return t.strftime("%H:%M")
 
 
-def describe_window(w: Window) -> str:
-    if w.days == frozenset({5, 6}):
-        days = "on weekends"
-    elif w.days == frozenset(range(5)):
-        days = "on weekdays"
-    elif w.days == frozenset(range(7)):
+def describe_window(window: Window, w: Phrasing | None = None) -> str:
+    w = w or phrasing()
+    if window.days == frozenset({5, 6}):
+        days = w.text("weekends")
+    elif window.days == frozenset(range(5)):
+        days = w.text("weekdays")
+    elif window.days == frozenset(range(7)):
         days = ""
     else:
-        days = "on " + _either([DAYS[d] for d in sorted(w.days)])
-    hours = "" if w.start == w.end else f"between {_clock(w.start)} and {_clock(w.end)}"
-    return " ".join(p for p in (hours, days) if p) or "at any time"
+        days = w.text("on_days", days=w.either([w.day(d) for d in sorted(window.days)]))
+    hours = ""
+    if window.start != window.end:
+        hours = w.text("between", start=_clock(window.start), end=_clock(window.end))
+    return " ".join(p for p in (hours, days) if p) or w.text("any_time")
 
 
-def _duration(d: timedelta) -> str:
+def _duration(d: timedelta, w: Phrasing) -> str:
     minutes = int(d.total_seconds() // 60)
     if minutes % (60 * 24 * 7) == 0:
         n, unit = minutes // (60 * 24 * 7), "week"
@@ -257,123 +262,130 @@ def _duration(d: timedelta) -> str:
         n, unit = minutes // 60, "hour"
     else:
         n, unit = minutes, "minute"
-    return f"{n} {unit}{'s' if n != 1 else ''}"
+    return w.text("duration", count=n, unit=w.unit(unit, n))
 
 
-def _who(m: Match) -> str:
+SENDER_KINDS = {"automated": "automated_sender", "bot": "bot", "government": "government"}
+"""The reading keys of the kinds of sender a line names by what they are."""
+
+
+def _who(m: Match, w: Phrasing) -> str:
     addresses = [
-        f"the event or series with id {a.removeprefix(CALENDAR_KEY)}"
-        if a.startswith(CALENDAR_KEY)
-        else a
+        w.text("series", id=a.removeprefix(CALENDAR_KEY)) if a.startswith(CALENDAR_KEY) else a
         for a in m.addresses
     ]
-    who = [*m.names, *(f"anyone at {d}" for d in m.domains), *addresses]
+    who = [*m.names, *(w.text("anyone_at", domain=d) for d in m.domains), *addresses]
     for role in m.roles:
-        who.append(f"your {role} (saved as {', '.join(FAMILY_NAMES[role][:3])}, \u2026)")
+        who.append(w.text("family", role=role, names=", ".join(FAMILY_NAMES[role][:3])))
     for kind in sorted(m.sender_kinds - m.kinds):
-        who.append(
-            {
-                "person": "a person writing to you directly" if m.direct else "a person",
-                "automated": "an automated sender",
-                "bot": "a bot",
-                "government": "a government office",
-            }.get(kind)
-            or KIND_NAMES.get(kind, kind)
-        )
-    return _either(list(dict.fromkeys(who)))
+        if kind == "person":
+            who.append(w.text("person_direct" if m.direct else "person"))
+        elif kind in SENDER_KINDS:
+            who.append(w.text(SENDER_KINDS[kind]))
+        else:
+            who.append(w.kind(kind))
+    return w.either(list(dict.fromkeys(who)))
 
 
-def describe(m: Match) -> str:
+def describe(m: Match, w: Phrasing | None = None) -> str:
     """A Match in plain words: "emails from Tomas Herrera", "WhatsApp messages in groups
-    that mention you", "newsletters and digests, or marketing and promotions"."""
+    that mention you", "newsletters and digests, or marketing and promotions" (in the
+    language of ``w``, English by default)."""
+    w = w or phrasing()
     if m.empty:
-        return "anything"
+        return w.text("anything")
     if m.any_of:
-        rest = describe(replace(m, any_of=()))
-        options = _either([describe(o) for o in m.any_of])
-        return options if rest == "anything" else f"{rest}, and {options}"
-    parts = [*_what(m), *_who_and_where(m), *_said(m), *_when_and_how_many(m)]
-    return " ".join(parts) if parts else "anything"
+        rest = describe(replace(m, any_of=()), w)
+        options = w.either([describe(o, w) for o in m.any_of])
+        return (
+            options
+            if rest == w.text("anything")
+            else w.text("and_options", rest=rest, options=options)
+        )
+    parts = [*_what(m, w), *_who_and_where(m, w), *_said(m, w), *_when_and_how_many(m, w)]
+    return " ".join(parts) if parts else w.text("anything")
 
 
-def _what(m: Match) -> list[str]:
+def _what(m: Match, w: Phrasing) -> list[str]:
     """The kind of event: "emails", "WhatsApp messages that are receipts", "anything"."""
-    types = [EVENT_TYPES[t] for t in sorted(m.event_types) if t in EVENT_TYPES]
-    sources = [SOURCES[s] for s in sorted(m.sources) if s in SOURCES]
-    if types and sources == ["calendar events"]:
+    types = [
+        w.mapped("event_types", t.split(".")[1]) for t in sorted(m.event_types) if t in EVENT_TYPES
+    ]
+    sources = [w.mapped("sources", s) for s in sorted(m.sources) if s in SOURCES]
+    if types and sorted(m.sources) == ["calendar"]:
         sources = []
-    head = _either(types + sources)
-    kinds = [KIND_NAMES.get(k, k) for k in sorted(m.kinds)]
+    head = w.either(types + sources)
+    kinds = [w.kind(k) for k in sorted(m.kinds)]
     if kinds and head:
-        return [f"{head} that are {_either(kinds)}"]
+        return [w.text("kinds_of", head=head, kinds=w.either(kinds))]
     if kinds:
-        return [", or ".join(kinds)]
+        return [w.text("kinds_joined").join(kinds)]
     if head:
         return [head]
-    return ["anything"] if m.anything else []
+    return [w.text("anything")] if m.anything else []
 
 
-def _who_and_where(m: Match) -> list[str]:
+def _who_and_where(m: Match, w: Phrasing) -> list[str]:
     """Who writes, in which chat, and how it reaches the user."""
     parts: list[str] = []
-    who = _who(m)
+    who = _who(m, w)
     if who:
-        parts.append(f"from {who}")
+        parts.append(w.text("from", who=who))
     if m.chats:
-        parts.append(f"in the {_either([f'“{c}”' for c in m.chats])} chat")
+        parts.append(w.text("in_chat", chats=w.either([w.quoted(c) for c in m.chats])))
     if m.group is not None:
-        parts.append("in groups" if m.group else "in direct chats")
+        parts.append(w.text("in_groups" if m.group else "in_direct"))
     if m.addressed:
-        parts.append("sent to you directly or mentioning you")
+        parts.append(w.text("addressed"))
     if m.mentions_me is not None:
-        parts.append("that mention you" if m.mentions_me else "that do not mention you")
+        parts.append(w.text("mention_you" if m.mentions_me else "not_mention_you"))
     if m.direct and "person" not in m.sender_kinds:
-        parts.append("written by a person to you directly (not through a service)")
+        parts.append(w.text("direct_person"))
     if m.automated:
-        parts.append("sent by an automated system")
+        parts.append(w.text("automated"))
     return parts
 
 
-def _said(m: Match) -> list[str]:
+def _said(m: Match, w: Phrasing) -> list[str]:
     """What the message says: a question, urgency, a subject phrase, its topics."""
     parts: list[str] = []
-    asks = [w for w, on in (("asking you something", m.asks), ("time-sensitive", m.urgent)) if on]
+    asks = [w.text(key) for key, on in (("asking", m.asks), ("urgent", m.urgent)) if on]
     if asks:
-        parts.append(_either(asks))
+        parts.append(w.either(asks))
     if m.asks is False:
-        parts.append("not asking you anything")
+        parts.append(w.text("not_asking"))
     if m.subject_phrases:
-        parts.append(f"with {_either([f'“{p}”' for p in m.subject_phrases])} in the subject")
+        parts.append(w.text("subject", phrases=w.either([w.quoted(p) for p in m.subject_phrases])))
     if m.topics and m.topic_min == 1 and len(m.topics) > 1:
-        parts.append(f"mentioning {_either(list(m.topics))}")
+        parts.append(w.text("mentioning", topics=w.either(list(m.topics))))
     elif m.topics:
-        parts.append(f"about {' '.join(m.topics)}")
+        parts.append(w.text("about", topics=" ".join(m.topics)))
     return parts
 
 
-def _when_and_how_many(m: Match) -> list[str]:
+def _when_and_how_many(m: Match, w: Phrasing) -> list[str]:
     """The calendar's conditions, party sizes, amounts and the time window."""
     said = [
-        (m.calendar_change, "that were moved or cancelled"),
-        (m.added_today, "added today"),
-        (m.recurring is True, "that recur"),
-        (m.in_person, "in person"),
-        (m.video, "on video calls"),
+        (m.calendar_change, "moved"),
+        (m.added_today, "added_today"),
+        (m.recurring is True, "recur"),
+        (m.in_person, "in_person"),
+        (m.video, "video"),
     ]
-    parts = [text for on, text in said[:2] if on]
+    parts = [w.text(key) for on, key in said[:2] if on]
     if m.starts_within is not None:
-        parts.append(f"starting within {_duration(m.starts_within)}")
+        parts.append(w.text("starting_within", duration=_duration(m.starts_within, w)))
     if m.starts_after is not None:
-        parts.append(f"starting more than {_duration(m.starts_after)} from now")
-    parts += [text for on, text in said[2:] if on]
+        parts.append(w.text("starting_after", duration=_duration(m.starts_after, w)))
+    parts += [w.text(key) for on, key in said[2:] if on]
     if m.min_people is not None:
-        parts.append(f"for {m.min_people} people or more")
+        parts.append(w.text("people_more", count=m.min_people))
     if m.max_people is not None:
-        parts.append(f"for {m.max_people} people or fewer")
+        parts.append(w.text("people_fewer", count=m.max_people))
     if m.min_amount is not None:
-        parts.append(f"naming an amount over {m.min_amount:,}")
+        parts.append(w.text("amount_over", amount=f"{m.min_amount:,}"))
     if m.max_amount is not None:
-        parts.append(f"naming amounts under {m.max_amount:,} only")
+        parts.append(w.text("amount_under", amount=f"{m.max_amount:,}"))
     if m.within is not None:
-        parts.append(describe_window(m.within))
+        parts.append(describe_window(m.within, w))
     return parts

@@ -981,7 +981,10 @@ def about(text: str) -> Extracted:
     phrase, said, of_people = _about_match(text)
     if not phrase.strip():
         return Match(), text
-    people = name_list(phrase) if of_people else []
+    # "about Mãe or Pai" names whom the line means; "from the school about our daughter
+    # Fenna" names who sends, and Fenna is what it is about
+    sender_named = bool(_who_segments(text.replace(said, " ")))
+    people = name_list(phrase) if of_people and not sender_named else []
     other = [
         w
         for w in words(phrase)
@@ -999,6 +1002,9 @@ def about(text: str) -> Extracted:
         for w in words(phrase)
         if w not in STOP and w not in FUNCTION_WORDS and w not in NUMBER_WORDS and len(w) > 2
     )
+    named = [w for w in topics if w not in identity_words()]
+    if named and len(named) < len(topics) and name_list(phrase):
+        topics = tuple(named)  # "our daughter Fenna": the message says Fenna
     listed = "," in phrase or bool(set(words(phrase)) & _or_words(text))
     found = Match(topics=topics, topic_min=1 if listed else 2) if topics else Match()
     return found, text.replace(said, " ")
@@ -1284,6 +1290,7 @@ def _introduced(whole: str) -> frozenset[str]:
 
 _POSSESSIVES = frozenset(phrases("definitions.possessives"))
 _INDEFINITE = frozenset(phrases("words.indefinite"))
+_PRONOUNS = frozenset(phrases("words.pronouns"))
 
 
 def _only_word(text: str) -> str | None:
@@ -1558,6 +1565,8 @@ def unread_words(left: str, found: Match) -> tuple[str, ...]:
     taken = set(words(said)) | function_words()
     if found.has_identity():
         taken |= ROLE_WORDS | {f"{w}s" for w in ROLE_WORDS} | identity_words()
+    if len(found.names) == 1:
+        taken |= _PRONOUNS  # "what Valentina sends, even if she …": the one person named
     return tuple(dict.fromkeys(w for w in words(low) if w not in taken))
 
 

@@ -366,7 +366,14 @@ def _org_hit(rule_name: str, domain: tuple[str, ...]) -> bool:
     if all(any(w == label for label in labels) for w in want):
         return True
     joined = "".join(want)
-    return len(joined) >= 5 and any(joined in label for label in labels)
+    return len(joined) >= 5 and any(
+        joined in label and len(label) - len(joined) <= _AFFIX for label in labels
+    )
+
+
+_AFFIX = 4
+"""How much more a domain label may hold than the name it stands for ("getsentry" is
+Sentry's; "studionotarileferri" is a notary's office, not everyone called Ferri)."""
 
 
 def _stem(word: str) -> str:

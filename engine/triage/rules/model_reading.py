@@ -21,12 +21,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from engine.fsutil import atomic_write
 from engine.llm.base import LanguageModel, Message
 from engine.triage.classifier import KIND_NAMES
 from engine.triage.rules.compile import Action, CompiledRule
 from engine.triage.rules.match import Match
 from engine.triage.rules.sections import NEVER
+from engine.workspace.atomic import atomic_write
 
 log = logging.getLogger(__name__)
 

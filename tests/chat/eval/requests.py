@@ -50,7 +50,7 @@ async def run_case(case: dict[str, Any]) -> Outcome:
         try:
             reply = await engine.send(case["request"])
             answer = reply.text
-            if any(cue in answer for cue in ASKS_YES):
+            if reply.awaits_yes or any(cue in answer for cue in ASKS_YES):
                 answer += "\n> yes\n" + (await engine.send("yes")).text
             rules_after = workspace.rules_file.read_text(encoding="utf-8")
             decider = TriageDecider(model, workspace)

@@ -1,0 +1,137 @@
+"""Taking a line out of the rules by saying so, in the user's words and language: the line
+is found in the rules file by the request's own words, put to the user, and removed only
+after their yes (issue 21, item 1: remove a rule)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.chat.removal import read_removal, request_language
+from engine.engine import Engine
+from engine.llm.scripted import ScriptedModel
+
+RULES = (
+    "# Notification preferences\n\n"
+    "## Always notify\n- Pedro Alvarez\n- Flight changes\n\n"
+    '## Never notify\n- Newsletters\n- The "Five-a-side Tuesdays" WhatsApp group\n'
+    "- LinkedIn\n\n"
+    "## Custom rules\n- No work emails until I'm back from paternity leave\n"
+)
+
+
+@pytest.fixture
+async def tiny_engine(workspace, settings):
+    engine = Engine(workspace, settings, ScriptedModel(capability="tiny"))
+    await engine.start(schedule=False)
+    yield engine
+    await engine.stop()
+
+
+@pytest.mark.parametrize(
+    ("said", "section", "line"),
+    [
+        (
+            "Pedro's project wrapped up, so he doesn't need to be on the always list anymore.",
+            "always",
+            "Pedro Alvarez",
+        ),
+        (
+            "I'm captain of the five-a-side team now, take that group off the mute list",
+            "never",
+            'The "Five-a-side Tuesdays" WhatsApp group',
+        ),
+        ("Back to work. You can delete the paternity leave rule.", "custom", None),
+        ("Sto cercando lavoro, puoi togliere LinkedIn dalla lista dei 'mai'.", "never", "LinkedIn"),
+        ("Du kannst LinkedIn von der Nie-Liste streichen.", "never", "LinkedIn"),
+    ],
+)
+def test_the_line_meant_is_found_by_the_request_s_own_words(
+    said: str, section: str, line: str | None
+) -> None:
+    removal = read_removal(said, RULES)
+    assert removal is not None and removal.rule is not None
+    assert removal.rule.section == section
+    expected = line or "No work emails until I'm back from paternity leave"
+    assert removal.rule.text == expected
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Remove the meeting from my calendar",  # names no line of the file
+        "Tell me whenever Pedro writes",  # asks for no removal
+    ],
+)
+def test_no_line_named_or_no_removal_asked_is_no_removal(said: str) -> None:
+    assert read_removal(said, RULES) is None
+
+
+def test_two_lines_alike_are_listed_and_none_is_chosen() -> None:
+    rules = "## Never notify\n- Emails from Ana Ruiz\n- WhatsApp from Ana Ruiz\n"
+    removal = read_removal("Take Ana Ruiz off the list", rules)
+    assert removal is not None and removal.rule is None
+    assert {r.text for r in removal.alike} == {"Emails from Ana Ruiz", "WhatsApp from Ana Ruiz"}
+
+
+@pytest.mark.parametrize(
+    ("said", "code"),
+    [
+        ("La obra ya terminó. Quita a Javier de siempre avisar, que ya no hace falta.", "es"),
+        ("Pode tirar o silêncio do grupo da pelada de quinta.", "pt"),
+        ("Tu peux réactiver ses notifications ?", "fr"),
+        ("Take him off the always list", "en"),
+    ],
+)
+def test_the_answer_is_in_the_request_s_language(said: str, code: str) -> None:
+    assert request_language(said) == code
+
+
+async def test_a_removal_waits_for_yes_then_takes_out_that_line_only(
+    tiny_engine, workspace
+) -> None:
+    workspace.rules_file.write_text(RULES, encoding="utf-8")
+    asked = await tiny_engine.send("Pedro doesn't need to be on the always list anymore")
+    assert asked.text == (
+        "I'll remove from Always notify: \u201cPedro Alvarez\u201d. Say yes to remove it."
+    )
+    assert asked.awaits_yes
+    assert workspace.rules_file.read_text(encoding="utf-8") == RULES  # nothing yet
+    done = await tiny_engine.send("yes")
+    assert not done.awaits_yes
+    assert done.text == "Done \u2014 I removed from Always notify: \u201cPedro Alvarez\u201d."
+    assert workspace.rules_file.read_text(encoding="utf-8") == RULES.replace(
+        "- Pedro Alvarez\n", ""
+    )
+
+
+async def test_a_no_keeps_the_line(tiny_engine, workspace) -> None:
+    workspace.rules_file.write_text(RULES, encoding="utf-8")
+    await tiny_engine.send("You can delete the paternity leave rule")
+    await tiny_engine.send("no")
+    assert workspace.rules_file.read_text(encoding="utf-8") == RULES
+
+
+async def test_a_removal_asked_in_spanish_is_answered_in_spanish(tiny_engine, workspace) -> None:
+    rules = '## Nunca avisar\n- Instagram\n- Grupo "Excompis 2009"\n'
+    workspace.rules_file.write_text(rules, encoding="utf-8")
+    asked = await tiny_engine.send("Ya puedes quitarle el silencio al grupo Excompis 2009")
+    assert asked.text == (
+        'Quitaré de No avisar nunca: \u00abGrupo "Excompis 2009"\u00bb. Di que sí para quitarla.'
+    )
+    done = await tiny_engine.send("sí")
+    assert done.text.startswith("Hecho: he quitado de No avisar nunca")
+    assert workspace.rules_file.read_text(encoding="utf-8") == "## Nunca avisar\n- Instagram\n"
+
+
+async def test_a_linked_rules_file_stays_a_link_after_a_removal(
+    tiny_engine, workspace, tmp_path
+) -> None:
+    target = tmp_path / "dotfiles" / "notifications.md"
+    target.parent.mkdir()
+    target.write_text(RULES, encoding="utf-8")
+    workspace.rules_file.unlink(missing_ok=True)
+    workspace.rules_file.symlink_to(target)
+    await tiny_engine.send("Take LinkedIn off the never list")
+    await tiny_engine.send("yes")
+    assert workspace.rules_file.is_symlink()
+    assert "- LinkedIn\n" not in target.read_text(encoding="utf-8")
