@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from engine.chat.replies import words as reply_words
-from engine.chat.requests import read_request
+from engine.chat.requests import read_request, section_text
 from engine.engine import Engine
 from engine.llm.scripted import ScriptedModel
-from engine.triage.rules.compile import compile_rules_text
+from engine.triage.rules.compile import CompiledRule, compile_rules_text
 from engine.triage.rules.explain import explain_rule
 from engine.triage.rules.parse import ALWAYS, NEVER, parse_rules
 from engine.triage.rules.phrasing import phrasing
@@ -53,7 +53,12 @@ async def tiny_engine(workspace, settings):
 def test_a_decided_sentence_is_an_instruction(said: str, section: str, reading: str) -> None:
     request = read_request(said)
     assert request.unread == ()
-    assert [(s, r) for s, _, r in request.read] == [(section, reading)]
+    assert [(s, _in_english(s, w)) for s, w, _ in request.read] == [(section, reading)]
+    # said in the request's language (English words where a language has none)
+    assert [r for _, _, r in request.read] == [
+        explain_rule(_compiled(section, w), language=request.language).reading
+        for _, w, _ in request.read
+    ]
 
 
 def test_context_sentences_change_nothing_and_are_not_instructions() -> None:
@@ -155,7 +160,7 @@ def test_a_pronoun_stands_for_the_kind_or_the_person_of_the_sentence_before(
     before named (a kind of message, or a person without the word for their role)."""
     request = read_request(said)
     assert request.unread == ()
-    assert [(w, r) for _, w, r in request.read] == [(written, reading)]
+    assert [(w, _in_english(s, w)) for s, w, _ in request.read] == [(written, reading)]
 
 
 async def test_a_rule_asked_in_spanish_is_confirmed_in_spanish(tiny_engine, workspace) -> None:
@@ -176,3 +181,14 @@ async def test_a_rule_asked_in_spanish_is_confirmed_in_spanish(tiny_engine, work
     )
     assert reading.startswith(phrasing("es").text("never"))
     assert reply.text.startswith("Hecho")
+    assert "Never notify" not in reply.text
+
+
+def _compiled(section: str, written: str) -> CompiledRule:
+    (rule,) = compile_rules_text(section_text(section, written))
+    return rule
+
+
+def _in_english(section: str, written: str) -> str:
+    """How the line written reads, in English (the file's reading)."""
+    return explain_rule(_compiled(section, written)).reading

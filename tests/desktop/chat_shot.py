@@ -91,7 +91,7 @@ async def shoot(home: Path, out: Path) -> bool:
         ChatMessage.update(created_at=NOW).execute()
         rules = ChatWindow()
         rules.set_model(label, describe_capability("tiny"), show_timing=False)
-        rules.load_history(engine.history(2 * len(SPANISH_REQUESTS)))  # this exchange only
+        rules.load_history(engine.history(2 * len(SPANISH_REQUESTS) + 2))  # with its two tool calls
         rules.resize(*SIZE)
         rules.show()
         await _settle(rules)

@@ -3,10 +3,12 @@ and the matchers built from them."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
 
+from engine.triage.classifier import KIND_NAMES
 from engine.triage.classifier.text import fold
 from engine.triage.language import (
     LANGUAGES,
@@ -14,6 +16,7 @@ from engine.triage.language import (
     PHRASE_KEYS,
     language,
     phrase_pattern,
+    raw_table,
 )
 from engine.triage.rules.compile import compile_rules_text
 from engine.triage.rules.explain import explain_rule
@@ -77,6 +80,28 @@ def test_a_reading_is_said_in_the_language_asked_for_or_in_english() -> None:
     english = explain_rule(rule).reading
     assert english == "Never notify: newsletters and digests from Lumen Books"
     spanish = explain_rule(rule, language="es")
+    assert spanish.reading != english
     assert spanish.reading.startswith(phrasing("es").text("never"))
     assert phrasing("es").kind("newsletter") in spanish.reading
     assert "Lumen Books" in spanish.reading
+
+
+def _fields(value: object) -> set[str]:
+    return set(re.findall(r"\{(\w+)\}", str(value)))
+
+
+@pytest.mark.parametrize("code", [c for c in LANGUAGES if c != "en"])
+def test_every_language_says_a_reading_with_the_same_words_and_fields(code: str) -> None:
+    """A rule's reading can be said in every language (``[readings]``): the same keys as
+    English, the same {fields} in each, and a name for every kind of message."""
+    tables = raw_table("readings")
+    english, own = tables["en"], tables[code]
+    assert set(own) - {"kinds"} == set(english), code
+    for key, value in english.items():
+        if isinstance(value, dict):
+            assert set(own[key]) == set(value), (code, key)
+        elif isinstance(value, list):
+            assert len(own[key]) == len(value), (code, key)
+        else:
+            assert _fields(own[key]) == _fields(value), (code, key)
+    assert set(own["kinds"]) == set(KIND_NAMES), code
