@@ -7,8 +7,6 @@ from __future__ import annotations
 import pytest
 
 from engine.chat.removal import read_removal, request_language
-from engine.engine import Engine
-from engine.llm.scripted import ScriptedModel
 
 RULES = (
     "# Notification preferences\n\n"
@@ -17,14 +15,6 @@ RULES = (
     "- LinkedIn\n\n"
     "## Custom rules\n- No work emails until I'm back from paternity leave\n"
 )
-
-
-@pytest.fixture
-async def tiny_engine(workspace, settings):
-    engine = Engine(workspace, settings, ScriptedModel(capability="tiny"))
-    await engine.start(schedule=False)
-    yield engine
-    await engine.stop()
 
 
 @pytest.mark.parametrize(

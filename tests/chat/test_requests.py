@@ -8,20 +8,10 @@ import pytest
 
 from engine.chat.replies import words as reply_words
 from engine.chat.requests import read_request, section_text
-from engine.engine import Engine
-from engine.llm.scripted import ScriptedModel
 from engine.triage.rules.compile import CompiledRule, compile_rules_text
 from engine.triage.rules.explain import explain_rule
 from engine.triage.rules.parse import ALWAYS, NEVER, parse_rules
 from engine.triage.rules.phrasing import phrasing
-
-
-@pytest.fixture
-async def tiny_engine(workspace, settings):
-    engine = Engine(workspace, settings, ScriptedModel(capability="tiny"))
-    await engine.start(schedule=False)
-    yield engine
-    await engine.stop()
 
 
 @pytest.mark.parametrize(

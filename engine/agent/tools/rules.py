@@ -4,6 +4,7 @@ change the user's rules."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from engine.agent.tools.base import Tool, ToolContext
@@ -50,13 +51,7 @@ class AddNotificationRuleTool(Tool):
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Any:
         rules = RulesFile(ctx.workspace.rules_file)
-        try:
-            added = add_rule(rules, arguments["section"], arguments["rule"])
-        except (ValueError, TicError) as exc:
-            raise ToolError(f"could not change data/notifications.md: {exc}") from None
-        except OSError as exc:
-            reason = exc.strerror or exc
-            raise ToolError(f"could not change data/notifications.md: {reason}") from None
+        added = _changed(lambda: add_rule(rules, arguments["section"], arguments["rule"]))
         title = SECTION_TITLES[arguments["section"]]
         if not added:
             return f"that rule is already under {title}"
@@ -79,6 +74,17 @@ class AddNotificationRuleTool(Tool):
             + (f"; {HELD}{held}" if held else "")
             + (f"; {SUGGESTED}{offered[0]}: {offered[1]}" if offered else "")
         )
+
+
+def _changed(edit: Callable[[], bool]) -> bool:
+    """Run an edit of the rules file; what goes wrong is the tool's error, said once."""
+    try:
+        return edit()
+    except (ValueError, TicError) as exc:
+        raise ToolError(f"could not change data/notifications.md: {exc}") from None
+    except OSError as exc:
+        reason = exc.strerror or exc
+        raise ToolError(f"could not change data/notifications.md: {reason}") from None
 
 
 async def _held(ctx: ToolContext, compiled: list[CompiledRule], rule: str) -> str:
@@ -162,13 +168,7 @@ class RemoveNotificationRuleTool(Tool):
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Any:
         rules = RulesFile(ctx.workspace.rules_file)
-        try:
-            removed = remove_rule(rules, arguments["section"], arguments["rule"])
-        except (ValueError, TicError) as exc:
-            raise ToolError(f"could not change data/notifications.md: {exc}") from None
-        except OSError as exc:
-            reason = exc.strerror or exc
-            raise ToolError(f"could not change data/notifications.md: {reason}") from None
+        removed = _changed(lambda: remove_rule(rules, arguments["section"], arguments["rule"]))
         title = SECTION_TITLES[arguments["section"]]
         if not removed:
             raise ToolError(f"there is no line \u201c{arguments['rule']}\u201d under {title}")

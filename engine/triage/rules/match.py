@@ -393,12 +393,16 @@ def _topic_hit(topics: tuple[str, ...], minimum: int, e: Event, lang: str | None
             return True
     have = {_stem(w) for w in words(text)}
     want = {_stem(t) for t in topics}
-    by_start: dict[str, list[str]] = {}
+    hits = sum(1 for w in want if w in have)
+    needed = min(minimum, len(want))
+    if hits >= needed:
+        return True
+    by_start: dict[str, list[str]] = {}  # only when a topic is not there as written
     for w in have:
         if len(w) >= _SHARED_START:
             by_start.setdefault(w[:_SHARED_START], []).append(w)
-    hits = sum(1 for w in want if w in have or _inflected(w, by_start))
-    return hits >= min(minimum, len(want))
+    hits += sum(1 for w in want if w not in have and _inflected(w, by_start))
+    return hits >= needed
 
 
 _SHARED_START = 5
