@@ -59,7 +59,7 @@ async def _conversation(
     opts: Options, turns: int, capable: bool, replay: set[int]
 ) -> dict[int, dict[str, Any]]:
     """One conversation; per turn: first token, total, the app's calls and the raw replays."""
-    from engine.agent.tools.notify import NotificationDraft
+    from engine.agent.draft import NotificationDraft
     from engine.bus import ReplyFinished
     from engine.clock import utcnow
     from engine.engine import Engine

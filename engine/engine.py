@@ -35,9 +35,9 @@ from engine.accounts.registry import (
     states,
 )
 from engine.agent.definitions import load_agent
+from engine.agent.draft import NotificationDraft
 from engine.agent.loop import AgentLoop, MemoryTranscript
 from engine.agent.tools.builtin import build_registry
-from engine.agent.tools.notify import NotificationDraft
 from engine.bus import (
     EventBus,
     EventsStored,
@@ -98,12 +98,13 @@ from engine.triage.rules.explain import (
     file_notes,
     unreadable_notes,
 )
-from engine.triage.rules.rulesfile import RulesFile, RulesFileChanged
 from engine.triage.rules.suggest import RuleSuggestion, suggest
 from engine.triage.runner import TicRunner
+from engine.triage.tools import rule_tools
 from engine.types import CheckResult, IngestResult, MutePreview, Reply, SettingsApplied
 from engine.workspace import Workspace
 from engine.workspace.disk import full_disk, is_full_error
+from engine.workspace.rulesfile import RulesFile, RulesFileChanged
 
 __all__ = [  # the façade, and the vocabulary of its methods that the subsystems define
     "ACCOUNT_LABELS",
@@ -172,7 +173,7 @@ class Engine:
         self.jobs = JobScheduler(
             self._notify_from_job, self._run_task, clock=self.clock, bus=self.bus
         )
-        self.registry = build_registry(self.jobs)
+        self.registry = build_registry(self.jobs, extra=rule_tools())
         self.loop = AgentLoop(
             self._model,
             self.registry,
@@ -356,10 +357,13 @@ class Engine:
         """Whether a check (TIC's tick over the pending events) is running now."""
         return self.tic.running
 
-    async def check_now(self, *, timeout: float | None = None) -> CheckResult:
+    async def check_now(
+        self, *, timeout: float | None = None, after_current: bool = False
+    ) -> CheckResult:
         """Run TIC over the pending events now and wait (up to ``timeout`` seconds) until
-        what it notified has been delivered as chat replies."""
-        tick = await self.tic.tick()
+        what it notified has been delivered as chat replies. A check under way makes this
+        one skipped, or with ``after_current`` run once that one has ended."""
+        tick = await self.tic.tick(after_current=after_current)
         delivered = await self.hub.drain(timeout=timeout)
         return CheckResult(
             events=tick.events,

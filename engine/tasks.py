@@ -106,6 +106,7 @@ class Periodic:
         self._report = partial(report, logger=logger, bus=bus)
         self._timer = timer or Timer()
         self._woken = asyncio.Event()
+        self._stepped = asyncio.Condition()
         self._task: asyncio.Task[None] | None = None
         self.busy = False
 
@@ -124,6 +125,12 @@ class Periodic:
     def wake(self) -> None:
         """Run the step as soon as the one running (if any) is done."""
         self._woken.set()
+
+    async def next_step(self) -> None:
+        """Return once the next run of the step has finished (a run under way counts): how a
+        caller waits for the loop's work without polling it."""
+        async with self._stepped:
+            await self._stepped.wait()
 
     def set_interval(self, seconds: float | None) -> None:
         """Use a new interval from now on (a running loop wakes to apply it)."""
@@ -158,6 +165,8 @@ class Periodic:
                 delay = self._retry_after
             finally:
                 self.busy = False
+            async with self._stepped:
+                self._stepped.notify_all()
             await self._sleep(self._interval if delay is None else delay)
 
     async def _sleep(self, seconds: float | None) -> None:

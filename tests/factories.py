@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from engine.agent.tools.notify import NotificationDraft
+from engine.agent.draft import NotificationDraft
 from engine.events import Event
 
 _ids = itertools.count(1)

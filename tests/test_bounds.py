@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from engine.agent.tools.notify import NOTIFICATION_SCHEMA, NotificationDraft
+from engine.agent.draft import NOTIFICATION_SCHEMA, NotificationDraft
 from engine.clock import EARLIEST, LATEST, add_clamped, clamp_instant
 from engine.errors import InputError
 from engine.events import Event, bounds, parse_event, read_events

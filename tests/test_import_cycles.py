@@ -5,8 +5,9 @@ engine/, desktop/ and tic_cli/, wherever it is written (module level, inside a f
 The circles: the façade and the model service (``ModelService`` held the ``Engine``); the
 Settings dialog and its Model page (helpers shared across pages); the store's opening, its
 migrations and its tables (the proxy the tables bind to sat in the module that migrates them);
-the canonical event and its bounds; and the front ends' plain data (``engine.types``, which
-re-exported the subsystems that return it)."""
+the canonical event and its bounds; triage and the agent framework (the rules tools and the
+rules file's guard sat in the agent, which triage uses); and the front ends' plain data
+(``engine.types``, which re-exported the subsystems that return it)."""
 
 from __future__ import annotations
 
@@ -39,6 +40,17 @@ CIRCLES = {
     ),
     "the event and its bounds": ("engine.events", "engine.events.bounds"),
     "the IPC endpoint and the façade": ("engine.engine", "engine.ipc.endpoint"),
+    "triage and the agent framework": (
+        "engine.triage.runner",
+        "engine.triage.decider",
+        "engine.triage.tools",
+        "engine.agent.loop",
+        "engine.agent.tools.base",
+        "engine.agent.tools.builtin",
+        "engine.agent.tools.files",
+        "engine.agent.tools.notify",
+        "engine.agent.draft",
+    ),
 }
 # Plain data everything may import: it imports nothing of the engine but other plain data.
 PLAIN_DATA = {

@@ -31,6 +31,7 @@ from tests import keyring_memory
 from tests.factories import notification, reply
 from tests.llm.fake_hub import FakeHub, Served
 from tests.llm.fake_servers import FakeModelServer
+from tests.waits import until
 
 memory_keyring = keyring_memory.memory_keyring
 SAMPLE = Path(__file__).parent / "llm" / "catalog_sample.toml"
@@ -268,9 +269,9 @@ async def test_the_live_swap_waits_for_the_turn_running_on_the_old_model(workspa
             turn = asyncio.create_task(engine.send("a long question"))
             await asyncio.wait_for(old.started.wait(), 5)
             swap = asyncio.create_task(engine.models.use(lmstudio.url, "qwen2.5-7b-instruct"))
-            await asyncio.sleep(0.3)
+            new_name = f"qwen2.5-7b-instruct at {lmstudio.url}"
+            await until(lambda: engine.model_name == new_name, what="the swap")
             assert not swap.done() and not old.closed  # it waits for the running call
-            assert engine.model_name == f"qwen2.5-7b-instruct at {lmstudio.url}"
 
             old.release.set()
             assert (await turn).text == "The whole answer from the old model."

@@ -6,7 +6,7 @@ import jsonschema
 import pytest
 
 from engine import schemas
-from engine.agent.tools.notify import NOTIFICATION_SCHEMA
+from engine.agent.draft import NOTIFICATION_SCHEMA
 
 
 def test_equal_schemas_share_one_validator_checked_once() -> None:

@@ -29,8 +29,8 @@ from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
 from engine.agent import taint
+from engine.agent.draft import NotificationDraft
 from engine.agent.taint import OUTSIDE, Sources
-from engine.agent.tools.notify import NotificationDraft
 from engine.agent.transcript import StoredTranscript, prompt_messages
 from engine.bus import EventBus, NotificationQueued, ReplyStarted, TurnFailed
 from engine.chat.compose import compose_facts
@@ -141,11 +141,15 @@ class Delivery:
 
     async def drain(self, timeout: float | None = None) -> bool:
         """Wait until every pending notification has been delivered (True) or timeout."""
-        deadline = None if timeout is None else asyncio.get_running_loop().time() + timeout
-        while self.pending_count() or self._consumer.busy:
-            if deadline is not None and asyncio.get_running_loop().time() > deadline:
-                return False
-            await asyncio.sleep(0.05)
+
+        async def settled() -> None:
+            while self.pending_count() or self._consumer.busy:
+                await self._consumer.next_step()
+
+        try:
+            await asyncio.wait_for(settled(), timeout)
+        except TimeoutError:
+            return False
         return True
 
     # the consumer -----------------------------------------------------------------------

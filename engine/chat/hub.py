@@ -17,11 +17,11 @@ from typing import Any
 
 from engine.agent import taint
 from engine.agent.actions import Action
+from engine.agent.draft import NotificationDraft
 from engine.agent.loop import AgentLoop, render_result
 from engine.agent.taint import Sources
 from engine.agent.tools.base import ToolContext
-from engine.agent.tools.notify import NotificationDraft, ReadNotificationTool
-from engine.agent.tools.rules import HELD, RemoveNotificationRuleTool
+from engine.agent.tools.notify import ReadNotificationTool
 from engine.agent.transcript import Proposal, StoredTranscript, pending_proposal
 from engine.bus import EventBus, ReplyStarted, ToolCalled, TurnFailed, UserMessageAdded
 from engine.chat.answers import (
@@ -75,6 +75,7 @@ from engine.tasks import one_line
 from engine.triage.feedback import beyond, never_rule_for, would_silence
 from engine.triage.rules.compile import compile_rules_text
 from engine.triage.summary import summarize
+from engine.triage.tools import HELD, RemoveNotificationRuleTool
 from engine.types import MutePreview, SilencedEvent
 
 READ_NOTIFICATION = ReadNotificationTool.name

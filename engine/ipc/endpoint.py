@@ -42,7 +42,9 @@ class Served(Protocol):
     @property
     def checking(self) -> bool: ...
 
-    async def check_now(self, *, timeout: float | None = None) -> CheckResult: ...
+    async def check_now(
+        self, *, timeout: float | None = None, after_current: bool = False
+    ) -> CheckResult: ...
 
     def ingest(self, events: list[Event]) -> IngestResult: ...
 
@@ -108,14 +110,9 @@ class EngineEndpoint:
     async def _on_tick(self, _request: Request) -> dict[str, Any]:
         """A check asked by another front end; one under way is let finish first, so this
         one sees what arrived since (and the asker gets a real result, not "skipped")."""
-        waited = False
-        while True:
-            while self._engine.checking:
-                waited = True
-                await asyncio.sleep(0.1)
-            result = await self._engine.check_now(timeout=600)
-            if not result.skipped:
-                return {**result.to_json(), "waited": waited}
+        waited = self._engine.checking
+        result = await self._engine.check_now(timeout=600, after_current=True)
+        return {**result.to_json(), "waited": waited}
 
     async def _on_ingest(self, request: Request) -> dict[str, Any]:
         result = self._engine.ingest([parse_event(obj) for obj in request.get("events", [])])

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from engine.agent.tools.notify import NotificationDraft
+from engine.agent.draft import NotificationDraft
 from engine.bus import EventBus, TickFinished, TickStarted
 from engine.clock import utcnow
 from engine.errors import TicError
@@ -111,11 +111,12 @@ class TicRunner:
     def running(self) -> bool:
         return self._lock.locked()
 
-    async def tick(self) -> TickResult:
-        """Run TIC over every pending event now. A tick while one runs is skipped. Each
-        event is decided, notified and marked on its own: one that fails is retried on a
-        later tick (boundedly) and holds up no other."""
-        if self._lock.locked():
+    async def tick(self, *, after_current: bool = False) -> TickResult:
+        """Run TIC over every pending event now. A tick while one runs is skipped, or with
+        ``after_current`` waits for it to end and then runs (so it sees what arrived since).
+        Each event is decided, notified and marked on its own: one that fails is retried on
+        a later tick (boundedly) and holds up no other."""
+        if self._lock.locked() and not after_current:
             return TickResult(skipped=True)
         async with self._lock:
             try:  # a broken rules file stops the tick before any event is claimed

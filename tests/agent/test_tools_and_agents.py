@@ -7,8 +7,9 @@ import json
 import pytest
 
 from engine.agent.definitions import NOT_CREATED, load_agent, system_prompt
+from engine.agent.draft import NotificationDraft
 from engine.agent.loop import MemoryTranscript
-from engine.agent.tools.notify import NotificationDraft, ReadNotificationTool
+from engine.agent.tools.notify import ReadNotificationTool
 from engine.errors import ToolError
 from engine.triage.rules.parse import ALWAYS, NEVER, parse_rules
 from tests.factories import reply, tool

@@ -138,19 +138,22 @@ async def test_crash_mid_delivery_is_recovered_on_start(engine, model):
     assert Notification.get().state == "delivered"
 
 
-class SlowModel(ScriptedModel):
-    """Counts how many generations overlap."""
+class GatedModel(ScriptedModel):
+    """Counts how many generations overlap; each waits for ``gate``."""
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.active = 0
         self.max_active = 0
+        self.gate = asyncio.Event()
+        self.generating = asyncio.Event()
 
     async def complete(self, messages, **kwargs):
         self.active += 1
         self.max_active = max(self.max_active, self.active)
+        self.generating.set()
         try:
-            await asyncio.sleep(0.1)
+            await self.gate.wait()
             return await super().complete(messages, **kwargs)
         finally:
             self.active -= 1
@@ -159,13 +162,23 @@ class SlowModel(ScriptedModel):
 async def test_user_turn_and_resumed_turn_never_overlap(workspace, settings):
     from engine.engine import Engine
 
-    model = SlowModel(default=reply("ok"))
+    model = GatedModel(default=reply("ok"))
     eng = Engine(workspace, settings, model, retry_delays=(0.05,))
     await eng.start(schedule=False)
     try:
+        delivery, delivering = eng.hub.delivery, asyncio.Event()
+        deliver = delivery.deliver_pending
+
+        async def noted():  # the consumer runs on until it waits for the turn's lock
+            delivering.set()
+            return await deliver()
+
+        delivery.deliver_pending = noted
         user_turn = asyncio.create_task(eng.hub.send("hello"))
-        await asyncio.sleep(0.01)
+        await model.generating.wait()
         await eng.hub.notify(notification(payload(1)))
+        await delivering.wait()  # the delivery is under way while the user's turn generates
+        model.gate.set()
         await user_turn
         assert await eng.hub.drain(timeout=5)
     finally:

@@ -41,6 +41,7 @@ from tests.desktop.session import (
     FakeNotificationServer,
     isolated_session,
 )
+from tests.waits import until
 
 # -- helpers -------------------------------------------------------------------------------
 
@@ -88,14 +89,6 @@ class Recorder:
         notifier.openRequested.connect(self.opened.append)
         notifier.muteRequested.connect(self.muted.append)
         notifier.delivered.connect(lambda t, channel: self.delivered.append((t, channel)))
-
-
-async def until(predicate: Callable[[], bool], timeout: float = 5.0) -> None:
-    """Let the loop run until ``predicate`` holds (bounded)."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        assert asyncio.get_running_loop().time() < deadline, "timed out"
-        await asyncio.sleep(0.02)
 
 
 def tray_icon() -> QtWidgets.QSystemTrayIcon:
@@ -312,7 +305,6 @@ async def test_pause_holds_toasts_and_resume_sends_one_summary(qapp):
 
     notifier.resume()
     await until(lambda: bool(seen.delivered))
-    await asyncio.sleep(0.05)
     assert [(t.title, channel) for t, channel in seen.delivered] == [
         ("While you were away: 3 notifications", "chat")
     ]
@@ -366,9 +358,12 @@ def test_quiet_hours_end_is_noticed_by_the_timer(qapp, run):
     seen = Recorder(notifier)
     notifier.set_quiet_hours(time(22), time(7))
 
+    checks: list[None] = []
+    notifier._check_timer.timeout.connect(lambda: checks.append(None))  # after its own check
+
     async def scenario() -> None:
         assert await notifier.show(toast(1)) == "held"
-        await asyncio.sleep(0.15)
+        await until(lambda: len(checks) >= 3)  # the timer looked three times, in quiet hours
         assert seen.delivered == []
         clock.now = datetime(2025, 3, 15, 7, 1)
         await until(lambda: bool(seen.delivered))

@@ -33,6 +33,7 @@ from engine.settings import Settings
 from engine.workspace import Workspace
 from tests.desktop.session import DesktopSession, FakeNotificationServer, isolated_session
 from tests.factories import make_event
+from tests.waits import until
 
 ANNA = {"name": "Anna Berg", "address": "anna@example.org"}
 RULES = "## Always notify\n- Emails from Anna Berg\n- WhatsApp messages from Marco\n"
@@ -134,13 +135,6 @@ def desktop(
     run(made.engine.start(schedule=False))
     yield made, opener, run
     run(made.close())
-
-
-async def until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        assert asyncio.get_running_loop().time() < deadline, "timed out"
-        await asyncio.sleep(0.02)
 
 
 async def notify(d: Desktop, *events: Any, toasts: int = 1) -> None:

@@ -3,9 +3,7 @@ is not a source's expected error is a bug, logged with its traceback and counted
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Callable
 
 import pytest
 
@@ -13,6 +11,7 @@ from engine.bus import EventBus, UnexpectedError
 from engine.sources.base import Batch, Source, TransientError
 from engine.sources.sync import SourceRunner
 from engine.store.models import SourceStatus
+from tests.waits import until
 
 
 class Scripted(Source):
@@ -31,14 +30,6 @@ class Scripted(Source):
         if self.failures:
             raise self.failures.pop(0)
         return Batch()
-
-
-async def until(condition: Callable[[], bool], timeout: float = 2.0) -> None:
-    for _ in range(int(timeout / 0.01)):
-        if condition():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("timed out")
 
 
 @pytest.mark.allow_log_warnings

@@ -14,7 +14,7 @@ from engine.triage.feedback import never_rule_for, would_silence
 from engine.triage.rules.compile import compile_rules_text
 from engine.triage.rules.edit import add_rule
 from engine.triage.rules.parse import ALWAYS, CUSTOM, NEVER, parse_rules
-from engine.triage.rules.rulesfile import RulesFile
+from engine.workspace.rulesfile import RulesFile
 from tests.factories import make_event, reply
 
 NOW = datetime(2026, 12, 2, 9, 0, tzinfo=UTC)

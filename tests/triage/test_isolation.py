@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.agent.tools.notify import NotificationDraft
+from engine.agent.draft import NotificationDraft
 from engine.errors import ModelError
 from engine.store.inbox import ingest
 from engine.store.models import EventRecord, Notification

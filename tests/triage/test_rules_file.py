@@ -18,8 +18,8 @@ from engine.store.inbox import ingest
 from engine.store.models import ChatMessage
 from engine.triage.rules.edit import add_rule
 from engine.triage.rules.parse import ALWAYS, NEVER, parse_rules
-from engine.triage.rules.rulesfile import ABSENT, RulesFile, RulesFileChanged, Version
 from engine.workspace import Workspace
+from engine.workspace.rulesfile import ABSENT, RulesFile, RulesFileChanged, Version
 from tests.factories import make_event, reply
 
 RULES = (

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from engine.agent.tools.notify import NotificationDraft
+from engine.agent.draft import NotificationDraft
 from engine.errors import ModelError
 from engine.store.inbox import ingest, recover_events
 from engine.store.models import AgentRun, EventRecord, Notification
@@ -72,20 +72,42 @@ async def test_events_are_claimed_oldest_first_in_batches(engine, model):
 
 async def test_ticks_never_overlap(engine, model):
     ingest([make_event(**NEWSLETTER)])
-    gate = asyncio.Event()
+    gate, deciding = asyncio.Event(), asyncio.Event()
     original = engine.decider.decide_each
 
     async def gated(events, now, **kwargs):
+        deciding.set()
         await gate.wait()
         return await original(events, now, **kwargs)
 
     engine.decider.decide_each = gated
     first = asyncio.create_task(engine.tic.tick())
-    await asyncio.sleep(0.05)
+    await deciding.wait()
     second = await engine.tic.tick()
     assert second.skipped is True
     gate.set()
     assert (await first).events == 1
+
+
+async def test_a_tick_after_the_current_one_waits_for_it_instead_of_skipping(engine, model):
+    ingest([make_event(**NEWSLETTER)])
+    gate, deciding = asyncio.Event(), asyncio.Event()
+    original = engine.decider.decide_each
+
+    async def gated(events, now, **kwargs):
+        deciding.set()
+        await gate.wait()
+        return await original(events, now, **kwargs)
+
+    engine.decider.decide_each = gated
+    first = asyncio.create_task(engine.tic.tick())
+    await deciding.wait()
+    second = asyncio.create_task(engine.tic.tick(after_current=True))
+    assert (await engine.tic.tick()).skipped  # without it, a tick under way skips this one
+    gate.set()
+    result = await second
+    assert first.done() and (await first).events == 1
+    assert not result.skipped and result.error is None
 
 
 @pytest.mark.allow_log_warnings

@@ -143,8 +143,9 @@ async def test_a_sync_that_stores_events_wakes_a_check(running):
 
 async def test_a_one_off_engine_is_not_woken(engine, model):
     """``tic-desktop ingest`` or ``tick`` holding the workspace: no schedule, no check."""
+    before = asyncio.all_tasks()
     engine.ingest([make_event()])
-    await asyncio.sleep(0.05)
+    assert asyncio.all_tasks() == before  # nothing was scheduled to check it
     assert not engine.tic.running
     assert EventRecord.get().status == "pending" and model.calls == []
 

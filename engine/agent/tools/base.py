@@ -17,7 +17,7 @@ from engine.errors import ToolError
 from engine.workspace import Workspace
 
 if TYPE_CHECKING:
-    from engine.agent.tools.notify import NotificationDraft
+    from engine.agent.draft import NotificationDraft
 
 ResultType = Literal["string", "json"]
 

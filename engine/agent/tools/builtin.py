@@ -1,24 +1,23 @@
-"""The built-in tools, registered the same way any other tool would be."""
+"""The built-in tools, registered the same way any other tool would be.
+
+The agent framework knows no subsystem above it: tools that belong to one (the rules tools of
+``engine.triage.tools``) are handed in by the façade as ``extra`` and registered like these."""
 
 from __future__ import annotations
 
-from engine.agent.tools.base import ToolRegistry
+from collections.abc import Iterable
+
+from engine.agent.tools.base import Tool, ToolRegistry
 from engine.agent.tools.delegate import DelegateTool
 from engine.agent.tools.digest import DigestTool
 from engine.agent.tools.files import EditFileTool, ReadFileTool, WriteFileTool
 from engine.agent.tools.jobs import CancelJobTool, ListJobsTool, ScheduleJobTool
 from engine.agent.tools.lookup import SearchEventsTool, UpcomingCalendarTool
 from engine.agent.tools.notify import NotifyTool, ReadNotificationTool
-from engine.agent.tools.rules import (
-    AcceptRuleReadingTool,
-    AddNotificationRuleTool,
-    ConfirmNotificationRuleTool,
-    RemoveNotificationRuleTool,
-)
 from engine.jobs.scheduler import JobScheduler
 
 
-def build_registry(jobs: JobScheduler | None = None) -> ToolRegistry:
+def build_registry(jobs: JobScheduler | None = None, extra: Iterable[Tool] = ()) -> ToolRegistry:
     registry = ToolRegistry(
         [
             NotifyTool(),
@@ -26,14 +25,11 @@ def build_registry(jobs: JobScheduler | None = None) -> ToolRegistry:
             ReadFileTool(),
             WriteFileTool(),
             EditFileTool(),
-            AddNotificationRuleTool(),
-            ConfirmNotificationRuleTool(),
-            AcceptRuleReadingTool(),
-            RemoveNotificationRuleTool(),
             SearchEventsTool(),
             UpcomingCalendarTool(),
             DigestTool(),
             DelegateTool(),
+            *extra,
         ]
     )
     if jobs is not None:

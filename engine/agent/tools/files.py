@@ -16,9 +16,9 @@ from typing import Any
 
 from engine.agent.tools.base import MAX_STRING, Tool, ToolContext
 from engine.errors import ToolError
-from engine.triage.rules.rulesfile import RulesFile, RulesFileChanged, RulesFileUnreadable, Version
 from engine.workspace import Workspace
 from engine.workspace.atomic import atomic_write
+from engine.workspace.rulesfile import RulesFile, RulesFileChanged, RulesFileUnreadable, Version
 
 MAX_FILE_CHARS = 200_000
 _PATH = {"type": "string", "minLength": 1, "maxLength": 200}

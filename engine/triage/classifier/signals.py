@@ -536,8 +536,8 @@ def personal_domain(s: Sender, name: str) -> bool:
 
 
 def brand_name(s: Sender, name: str) -> bool:
-    """The display name is the sending company's own ("Temu" <temu@temuemail.com>,
-    "Parcelo" <noreply@parcelo.example>), not a person's ("Anna Vogt" <anna.vogt@
+    """The display name is the sending company's own ("Temu" <temu@temuemail.com>, a shop
+    named as its domain is), not a person's ("Anna Vogt" <anna.vogt@
     vogt-partner.example> names a person besides the firm)."""
     tokens = [t for t in words(name) if len(t) >= 3]
     in_domain = [t for t in tokens if t in s.registered or t in s.domain.split(".")]

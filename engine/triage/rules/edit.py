@@ -1,13 +1,13 @@
 """Editing ``data/notifications.md``: add a bullet under the right section, creating the
 file or the section when missing, never duplicating a rule, keeping the user's own text. The
-file is written through :class:`~engine.triage.rules.rulesfile.RulesFile` (atomic, through a
+file is written through :class:`~engine.workspace.rulesfile.RulesFile` (atomic, through a
 link, the permissions kept); a file saved by another program meanwhile is read again and the
 rule added to what it holds now."""
 
 from __future__ import annotations
 
 from engine.triage.rules.parse import ALWAYS, CUSTOM, NEVER, Section, classify_heading, parse_rules
-from engine.triage.rules.rulesfile import RulesFile
+from engine.workspace.rulesfile import RulesFile
 
 SECTION_TITLES: dict[Section, str] = {
     ALWAYS: "Always notify",

@@ -21,8 +21,8 @@ from engine.triage.holds import (
 from engine.triage.rules.compile import CompiledRule, compile_rules_text
 from engine.triage.rules.edit import SECTION_TITLES, add_rule, remove_rule
 from engine.triage.rules.explain import explain_rule
-from engine.triage.rules.rulesfile import RulesFile
 from engine.triage.rules.suggest import suggest
+from engine.workspace.rulesfile import RulesFile
 
 HELD = "held: "
 """How the tool's result says the rule added waits for the user's yes."""
@@ -173,3 +173,13 @@ class RemoveNotificationRuleTool(Tool):
         if not removed:
             raise ToolError(f"there is no line \u201c{arguments['rule']}\u201d under {title}")
         return f"removed from {title}: - {arguments['rule']}"
+
+
+def rule_tools() -> list[Tool]:
+    """The rules tools, for the façade to hand to the agents' registry."""
+    return [
+        AddNotificationRuleTool(),
+        ConfirmNotificationRuleTool(),
+        AcceptRuleReadingTool(),
+        RemoveNotificationRuleTool(),
+    ]
