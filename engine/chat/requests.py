@@ -19,12 +19,12 @@ from functools import cache
 from engine.chat.replies import words as reply_words
 from engine.chat.said_in import language_of
 from engine.triage.classifier.text import fold_with_map
-from engine.triage.language import identity_words, phrase_pattern, phrases
+from engine.triage.language import function_words, identity_words, phrase_pattern, phrases
 from engine.triage.rules.clauses import sentences
 from engine.triage.rules.compile import CompiledRule, compile_rules_text
 from engine.triage.rules.edit import SECTION_TITLES
 from engine.triage.rules.explain import LineExplanation, explain_rule
-from engine.triage.rules.extract import kind_words, parse_fragment
+from engine.triage.rules.extract import GROUP_WORD, kind_words, parse_fragment
 from engine.triage.rules.names import name_list
 from engine.triage.rules.parse import CUSTOM
 
@@ -138,13 +138,48 @@ def _antecedent(before: str) -> str | None:
     found = parse_fragment(last)
     who = {_without_role(n) for n in (*found.names, *found.chats)}
     if len(who) == 1:
-        return who.pop()
+        one = who.pop()
+        return _as_chat(last, one) if one in found.chats else one
     kinds = [p for s in said for p in _kind_phrases(s.strip(" .!"))]
     named = {n for n in name_list(before) if not any(n in k for k in kinds)}
     if len(named) == 1 and not who:
         return _without_role(named.pop())
     spans = _kind_phrases(last)
-    return spans[0] if len(spans) == 1 and not who and not named else None
+    return _readable_from(last, spans[0]) if len(spans) == 1 and not who and not named else None
+
+
+def _as_chat(text: str, chat: str) -> str:
+    """A chat as the sentence named it, with its word for a group ("il gruppo 'Turni'"), so
+    the pronoun standing for it reads as that chat, not as a sender of that name."""
+    name = re.escape(chat)
+    quoted = rf"['\"«“‘]?{name}['\"»”’]?"
+    for pattern in (
+        rf"{GROUP_WORD}\s+(?:de\s+)?(?:whatsapp\s+)?{quoted}",
+        rf"{quoted}\s+{GROUP_WORD}",
+    ):
+        m = re.search(pattern, text, re.I)
+        if m:
+            return m.group(0)
+    return chat
+
+
+def _readable_from(text: str, kind: str) -> str:
+    """The kind of message a sentence names, with what qualifies it after it, as far as the
+    rules reader reads it in full ("le fatture sopra i 1.000 euro le devo approvare" →
+    "fatture sopra i 1.000 euro"): a pronoun standing for it stands for all of that."""
+    start = text.find(kind)
+    if start < 0:
+        return kind
+    tail = text[start:].split()
+    best = kind
+    for n in range(len(kind.split()) + 1, len(tail) + 1):
+        candidate = " ".join(tail[:n]).strip(" ,;:")
+        if fold_with_map(tail[n - 1])[0] in function_words():
+            continue  # what qualifies it ends on a word that carries something
+        rule = compile_rules_text(f"{section_text('always', candidate)}")
+        if rule and rule[0].understood and not _vague(rule[0]):
+            best = candidate
+    return best
 
 
 def _without_role(name: str) -> str:
@@ -210,6 +245,8 @@ def read_request(message: str) -> ReadRequest:
         if not rule.understood:
             if line.what not in ("", line.words.text("anything")) or line.condition:
                 unread.append((said, _why(line)))  # some of it is a rule
+            elif _pronoun().search(fold_with_map(said)[0]):
+                unread.append((said, _vague_words(code)))  # "mute it": what it stands for
         elif _vague(rule):
             unread.append((said, _vague_words(code)))
         else:

@@ -9,6 +9,7 @@ import pytest
 from engine.chat.replies import words as reply_words
 from engine.chat.requests import read_request, section_text
 from engine.triage.rules.compile import CompiledRule, compile_rules_text
+from engine.triage.rules.decision import canonical, without_courtesies
 from engine.triage.rules.explain import explain_rule
 from engine.triage.rules.parse import ALWAYS, NEVER, parse_rules
 from engine.triage.rules.phrasing import phrasing
@@ -88,8 +89,8 @@ async def test_a_request_read_in_part_is_not_added_and_says_why(tiny_engine, wor
     before = "## Never notify\n- Newsletters\n"
     workspace.rules_file.write_text(before)
     reply = await tiny_engine.send("The neighbours group is all rants. Mute it please, I'll check")
-    assert reply.text.startswith("I didn't change your rules: in \u201c")
-    assert "I can't read" in reply.text
+    assert reply.text.startswith("I didn't change your rules: in \u201cMute it please\u201d")
+    assert "I can't tell who or what it is about" in reply.text  # "I'll check" is the reason
     assert workspace.rules_file.read_text() == before
 
 
@@ -182,3 +183,53 @@ def _compiled(section: str, written: str) -> CompiledRule:
 def _in_english(section: str, written: str) -> str:
     """How the line written reads, in English (the file's reading)."""
     return explain_rule(_compiled(section, written)).reading
+
+
+def test_a_reason_before_so_is_context_and_its_name_is_what_she_stands_for() -> None:
+    said = read_request("my sister Hannah is due any day now so anything she sends me, tell me")
+    assert [(s, r) for s, _, r in said.read] == [("always", "Always notify: anything from Hannah")]
+    assert said.unread == ()
+
+
+def test_a_reason_after_the_instruction_is_not_read_as_part_of_the_rule() -> None:
+    said = read_request(
+        "dont notify me about messages from Gary Voss, I'll read them when I'm ready"
+    )
+    assert [r for _, _, r in said.read] == ["Never notify: from Gary Voss"]
+
+
+def test_a_pronoun_for_a_kind_stands_for_all_that_qualifies_it() -> None:
+    said = read_request(
+        "Allora: le fatture sopra i 1.000 euro le devo approvare io, "
+        "quindi quelle avvisamele sempre."
+    )
+    ((section, _, reading),) = said.read
+    assert section == "always" and "1,000" in reading  # not every invoice
+
+
+def test_there_stands_for_the_group_named_before() -> None:
+    said = read_request(
+        "Nel gruppo 'Turni Cardiologia' ci scambiamo i turni, quindi avvisami di ogni messaggio "
+        "che arriva lì."
+    )
+    assert [r for _, _, r in said.read] == [
+        "Avvisa sempre: messaggi WhatsApp nella chat «Turni Cardiologia»"
+    ]
+
+
+def test_a_courtesy_inside_the_instruction_decides_nothing() -> None:
+    assert without_courtesies("no me avises porfa de linkedin, no estoy") == (
+        "no me avises de linkedin, no estoy"
+    )
+    assert without_courtesies("Thanks for the invoices from Anna") == (
+        "Thanks for the invoices from Anna"  # what it opens with is the lead-ins' to read
+    )
+
+
+def test_the_decision_in_the_middle_reads_what_is_on_both_sides() -> None:
+    assert canonical("Del banco quiero enterarme de todo, menos de la publicidad") == (
+        "notify me about Del banco todo, menos de la publicidad"
+    )
+    assert canonical("Del banco no quiero saber de la publicidad") == (
+        "never notify me about Del banco la publicidad"  # a "tell me" after a negation
+    )

@@ -102,6 +102,10 @@ class Limit:
     """Where the rule's text says it (folded), to account for its words."""
 
 
+ARTICLE = r"(?:[a-z]{1,3}\s+(?=\d))?"
+"""An article between a comparison and its number ("sopra i 1.000 euro", "over the 300 €")."""
+
+
 def limit_in(folded: str) -> Limit | None:
     """ "over three hundred euros", "pasa de 300 €", "unter 50 Euro": a limit on the amount
     a message names."""
@@ -109,7 +113,7 @@ def limit_in(folded: str) -> Limit | None:
     number = r"(?P<n>\d[\d.,\s]*\d|\d|[a-z]+(?:[\s-]+[a-z]+){0,3})"
     for comparison, over in ((w.over, True), (w.under, False)):
         pattern = (
-            rf"(?:{comparison})\s+(?:{w.currency}\s?)?{number}(?:\s?{w.currency})"
+            rf"(?:{comparison})\s+{ARTICLE}(?:{w.currency}\s?)?{number}(?:\s?{w.currency})"
             rf"|(?:{comparison})\s+{w.currency}\s?(?P<m>\d[\d.,\s]*\d|\d)"
         )
         for m in re.finditer(pattern, folded):

@@ -75,6 +75,7 @@ PHRASE_KEYS = {
         "widening",
         "lead_ins",
         "courtesies",
+        "consequences",
         "asking",
         "about",
         "mentioning",

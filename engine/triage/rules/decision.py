@@ -184,7 +184,7 @@ def canonical(text: str) -> str:
     important" → "always notify me about Anything my kids' school sends"; "I want to know
     about …" → "notify me about …". The phrases come from the language data."""
     line = _Line(text)
-    for read in (_framed, _leading_answer, _condition, _answer, _ending, _opening):
+    for read in (_framed, _leading_answer, _condition, _answer, _ending, _opening, _inside):
         said = read(line)
         if said is not None:
             return said
@@ -294,6 +294,33 @@ def _opening(line: _Line) -> str | None:
     return None
 
 
+INSIDE_NOTIFY = re.compile(rf"(?<=[\s,:])(?:{phrase_pattern('predicates.notify_start')})\s+")
+INSIDE_NEVER = re.compile(rf"(?<=[\s,:])(?:{phrase_pattern('predicates.never_start')})\s+")
+_NEGATED = re.compile(rf"\b{_NEGATION}\s*$")
+
+
+def _inside(line: _Line) -> str | None:
+    """The decision in the middle, what it is about on both sides of it: "Del banco quiero
+    enterarme de todo, menos de la publicidad", "Von Möbelhaus Brandl will ich nichts …".
+    A "tell me" said after a negation is a Never ("no quiero enterarme de …")."""
+    for pattern, lead in (
+        (INSIDE_NEVER, "never notify me about"),
+        (INSIDE_NOTIFY, "notify me about"),
+    ):
+        for m in pattern.finditer(line.low):
+            before = line.before(m)
+            if not before or len(before.split()) > 4 or not _names_something(before):
+                continue  # what comes before is what it is about, not a clause of its own
+            after = line.after(m)
+            if lead.startswith("notify") and _NEGATED.search(line.low[: m.start()]):
+                lead, before = (
+                    "never notify me about",
+                    re.sub(rf"\s*\b{_NEGATION}$", "", before, flags=re.I),
+                )
+            return f"{lead} {before}{' ' + after if after else ''}"
+    return None
+
+
 _NOTIFY_EXCEPT = (
     r"(?:unless|except(?: when| if)?|but yes (?:if|when)|pero si (?:si|cuando)|aber ja,? wenn|"
     r"mais oui si|mas sim se|ma si se|salvo(?: que| cuando| si)?|excepto|es sei denn|"
@@ -313,9 +340,29 @@ def _excepted(tail: str, lead: str) -> str:
     return f"; if {said}, tell me"
 
 
+_COURTESY = re.compile(rf"\s*,?\s+{phrase_pattern('clauses.courtesies')}(?=[\s,.!;:]|$)")
+"""A courtesy inside a line ("Sag mir bitte immer …", "no me avises porfa de …"): it decides
+nothing and qualifies nothing."""
+
+
+def without_courtesies(text: str) -> str:
+    """The line without its courtesies, the rest as written."""
+    low, _ = fold_with_map(text)
+    if len(low) != len(text):
+        return text
+    out, last = [], 0
+    for m in _COURTESY.finditer(low):
+        out.append(text[last : m.start()])
+        last = m.end()
+    out.append(text[last:])
+    kept = "".join(out).strip()
+    return kept if kept else text
+
+
 def read_decision(text: str) -> tuple[str, Decision | None]:
     """The line without the words of its own decision, and that decision (None when the
     line says none: its heading decides)."""
+    text = without_courtesies(text)
     for m in re.finditer(r"\s[—–-]{1,2}\s+", text):
         found = _tail_decision(text[m.end() :])
         if found is not None:

@@ -920,7 +920,7 @@ def subject_in_capitals(text: str) -> Extracted:
     return Match(subject_phrases=(m.group(1).strip(),)), text.replace(m.group(1), " ")
 
 
-_GROUP_WORD = r"(?:group|grupo|gruppe|groupe|gruppo|groep)"
+GROUP_WORD = r"(?:group|grupo|gruppe|groupe|gruppo|groep)"
 _NAME_WORD = r"[A-ZÀ-Þ0-9][\w'’&.-]*"
 _NAME_JOIN = r"(?:de|del|da|do|di|du|des|la|le|von|van|der|dos|das|e|y|&)"
 GROUP_BEFORE = re.compile(
@@ -929,7 +929,7 @@ GROUP_BEFORE = re.compile(
 )
 """A chat named before the word "group": "in the Book Club group", "mute the Family chat"."""
 GROUP_AFTER = re.compile(
-    rf"\b{_GROUP_WORD}\s+(?:(?:de\s+)?whatsapp\s+)?"
+    rf"\b{GROUP_WORD}\s+(?:(?:de\s+)?whatsapp\s+)?"
     rf"({_NAME_WORD}(?:\s+(?:{_NAME_JOIN}\s+)?{_NAME_WORD})*)",
     re.I,
 )
@@ -1250,8 +1250,9 @@ def names(
 
 
 def _unknown(word: str) -> bool:
-    """A folded word the reader has no meaning for (so, written alone, a name)."""
-    known = STOP | VOCAB | ROLE_WORDS | FUNCTION_WORDS | identity_words()
+    """A folded word the reader has no meaning for (so, written alone, a name): not a
+    pronoun, which stands for a name said elsewhere."""
+    known = STOP | VOCAB | ROLE_WORDS | FUNCTION_WORDS | identity_words() | _PRONOUNS
     return word.isalpha() and word not in known and not is_kind_word(word, fold)
 
 

@@ -237,6 +237,39 @@ def _contrasted(sentence: str) -> list[str]:
     return [sentence]
 
 
+_REASON_AFTER = re.compile(
+    rf"(?:\s*[,;:]|\s+[—–-]{{1,2}})\s+(?={phrase_pattern('predicates.reasons')})", re.I
+)
+"""Where a clause giving the user's reason starts after an instruction ("…, I'll read them
+when I'm ready", "… – those need my sign-off", "…, porque …")."""
+_CONSEQUENCE = re.compile(
+    rf"(?:\s*[,;:]\s+|\s+[—–-]{{1,2}}\s+|\s+)(?:{phrase_pattern('clauses.consequences')})"
+    r"[\s,:]+",
+    re.I,
+)
+"""Where an instruction that follows from what the user said before starts ("my sister is
+due any day now, so tell me …", "…, quindi avvisami …")."""
+
+
+def _reasoned(sentence: str) -> list[str]:
+    """A sentence whose instruction comes with the user's reason, before it ("…, so …") or
+    after it ("…, because …"), as two clauses: the instruction, read as a rule, and the
+    reason, read as talk (shown as such, never applied). Only where the instruction states
+    its decision and the reason states none; otherwise the sentence stays whole."""
+    folded = fold(sentence)
+    if len(folded) != len(sentence):
+        return [sentence]
+    for m in _CONSEQUENCE.finditer(folded):
+        head, tail = sentence[: m.start()].strip(" ,;:"), sentence[m.end() :].strip()
+        if len(head.split()) >= 3 and tail and line_section(head) is None and line_section(tail):
+            return [head, tail]
+    for m in _REASON_AFTER.finditer(folded):
+        head, tail = sentence[: m.start()].strip(" ,;:"), sentence[m.end() :].strip()
+        if head and tail and line_section(head) is not None and line_section(tail) is None:
+            return [head, tail]
+    return [sentence]
+
+
 def decided_sentences(
     text: str, *, prose: bool = False
 ) -> tuple[list[str], list[tuple[Section, str]]] | None:
@@ -246,7 +279,9 @@ def decided_sentences(
     sentence with the undecided ones after it, which qualify it). None when the line is
     one rule (one sentence, or only its first says a decision). A paragraph outside the
     sections (``prose``) is always read sentence by sentence."""
-    parts = [c for s in sentences(text, semicolons=False) for c in _contrasted(s)]
+    parts = [
+        r for s in sentences(text, semicolons=False) for c in _contrasted(s) for r in _reasoned(c)
+    ]
     if len(parts) < 2 or any(len(p) > MAX_RULE_CHARS for p in parts):
         return None
     owns = [line_section(p) for p in parts]
