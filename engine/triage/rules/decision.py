@@ -340,7 +340,13 @@ def _excepted(tail: str, lead: str) -> str:
     return f"; if {said}, tell me"
 
 
-_COURTESY = re.compile(rf"\s*,?\s+{phrase_pattern('clauses.courtesies')}(?=[\s,.!;:]|$)")
+_PLEASE = [p for p in phrases("clauses.courtesies") if p in phrases("clauses.lead_ins")]
+_COURTESY = re.compile(
+    rf"\s*,?\s+(?:{phrase_pattern('clauses.courtesies')}(?=[,.!;:]|\s*$)"
+    rf"|(?:{'|'.join(phrase_regex(p) for p in _PLEASE)})(?![\w'-]))"
+)
+"""A courtesy inside a line: one that ends a clause ("…, pls, …"), or a "please" anywhere
+("Sag mir bitte immer …"); "someone thanks me" is no courtesy."""
 """A courtesy inside a line ("Sag mir bitte immer …", "no me avises porfa de …"): it decides
 nothing and qualifies nothing."""
 
