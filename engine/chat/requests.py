@@ -209,10 +209,16 @@ def _kind_phrases(text: str) -> list[str]:
     return [p for p in out if p]
 
 
+def _pronoun_named(rule: CompiledRule) -> bool:
+    """A reading whose "name" is a pronoun ("Quelle avvisamele" → "from Quelle"): it stands
+    for something said before, so the reading is not the user's."""
+    return any(_pronoun().fullmatch(fold_with_map(n)[0]) for n in rule.scope.names)
+
+
 def _with_antecedent(rule: CompiledRule, antecedent: str | None) -> CompiledRule:
     """A sentence the reader cannot read for want of who it is about, read again with its
     pronouns standing for what the message named before; as it was otherwise."""
-    if antecedent is None or (rule.understood and not _vague(rule)):
+    if antecedent is None or (rule.understood and not _vague(rule) and not _pronoun_named(rule)):
         return rule
     text = rule.rule.text
     if not _pronoun().search(fold_with_map(text)[0]):
@@ -247,7 +253,7 @@ def read_request(message: str) -> ReadRequest:
                 unread.append((said, _why(line)))  # some of it is a rule
             elif _pronoun().search(fold_with_map(said)[0]):
                 unread.append((said, _vague_words(code)))  # "mute it": what it stands for
-        elif _vague(rule):
+        elif _vague(rule) or _pronoun_named(rule):
             unread.append((said, _vague_words(code)))
         else:
             read.append((section, said, line.reading))

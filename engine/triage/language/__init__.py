@@ -75,7 +75,6 @@ PHRASE_KEYS = {
         "widening",
         "lead_ins",
         "courtesies",
-        "consequences",
         "asking",
         "about",
         "mentioning",

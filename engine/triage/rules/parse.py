@@ -242,27 +242,16 @@ _REASON_AFTER = re.compile(
 )
 """Where a clause giving the user's reason starts after an instruction ("…, I'll read them
 when I'm ready", "… – those need my sign-off", "…, porque …")."""
-_CONSEQUENCE = re.compile(
-    rf"(?:\s*[,;:]\s+|\s+[—–-]{{1,2}}\s+|\s+)(?:{phrase_pattern('clauses.consequences')})"
-    r"[\s,:]+",
-    re.I,
-)
-"""Where an instruction that follows from what the user said before starts ("my sister is
-due any day now, so tell me …", "…, quindi avvisami …")."""
 
 
 def _reasoned(sentence: str) -> list[str]:
-    """A sentence whose instruction comes with the user's reason, before it ("…, so …") or
-    after it ("…, because …"), as two clauses: the instruction, read as a rule, and the
+    """A sentence whose instruction comes with the user's reason after it ("…, because …",
+    "…, I'll read them when I'm ready"), as two clauses: the instruction, read as a rule, and the
     reason, read as talk (shown as such, never applied). Only where the instruction states
     its decision and the reason states none; otherwise the sentence stays whole."""
     folded = fold(sentence)
     if len(folded) != len(sentence):
         return [sentence]
-    for m in _CONSEQUENCE.finditer(folded):
-        head, tail = sentence[: m.start()].strip(" ,;:"), sentence[m.end() :].strip()
-        if len(head.split()) >= 3 and tail and line_section(head) is None and line_section(tail):
-            return [head, tail]
     for m in _REASON_AFTER.finditer(folded):
         head, tail = sentence[: m.start()].strip(" ,;:"), sentence[m.end() :].strip()
         if head and tail and line_section(head) is not None and line_section(tail) is None:
