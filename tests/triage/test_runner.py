@@ -11,6 +11,7 @@ from engine.errors import ModelError
 from engine.store.inbox import ingest, recover_events
 from engine.store.models import AgentRun, EventRecord, Notification
 from engine.triage.decider import RulesFileError
+from engine.triage.runner import TickResult
 from tests.factories import LEFT_TO_EACH_MESSAGE, make_event, reply
 
 NEWSLETTER = {
@@ -70,7 +71,9 @@ async def test_events_are_claimed_oldest_first_in_batches(engine, model):
     assert AgentRun.select().count() == 2
 
 
-async def test_ticks_never_overlap(engine, model):
+async def _tick_held_in_deciding(engine) -> tuple[asyncio.Task[TickResult], asyncio.Event]:
+    """A tick over one newsletter, started and held while it decides until the event the
+    caller gets is set."""
     ingest([make_event(**NEWSLETTER)])
     gate, deciding = asyncio.Event(), asyncio.Event()
     original = engine.decider.decide_each
@@ -83,6 +86,11 @@ async def test_ticks_never_overlap(engine, model):
     engine.decider.decide_each = gated
     first = asyncio.create_task(engine.tic.tick())
     await deciding.wait()
+    return first, gate
+
+
+async def test_ticks_never_overlap(engine, model):
+    first, gate = await _tick_held_in_deciding(engine)
     second = await engine.tic.tick()
     assert second.skipped is True
     gate.set()
@@ -90,18 +98,7 @@ async def test_ticks_never_overlap(engine, model):
 
 
 async def test_a_tick_after_the_current_one_waits_for_it_instead_of_skipping(engine, model):
-    ingest([make_event(**NEWSLETTER)])
-    gate, deciding = asyncio.Event(), asyncio.Event()
-    original = engine.decider.decide_each
-
-    async def gated(events, now, **kwargs):
-        deciding.set()
-        await gate.wait()
-        return await original(events, now, **kwargs)
-
-    engine.decider.decide_each = gated
-    first = asyncio.create_task(engine.tic.tick())
-    await deciding.wait()
+    first, gate = await _tick_held_in_deciding(engine)
     second = asyncio.create_task(engine.tic.tick(after_current=True))
     assert (await engine.tic.tick()).skipped  # without it, a tick under way skips this one
     gate.set()
