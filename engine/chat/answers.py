@@ -301,6 +301,13 @@ def unread_request_answer(unread: tuple[tuple[str, str], ...], language: str = "
     return said_in.text("rules_unchanged", parts="; ".join(parts), page=page)
 
 
+def told_answer(told: tuple[str, ...], language: str = "en") -> str:
+    """What a rule change said besides the rule, named as set aside, in ``language``."""
+    said_in = reply_words(language)
+    quoted = ", ".join(said_in.text("quote", text=_one_line(t.rstrip(" ,;:."))) for t in told)
+    return str(said_in.text("told", said=quoted))
+
+
 def refused_answer(rule: str, others: int, example: str, days: int) -> str:
     """A mute rule not added because it would silence more than the muted thing."""
     what = "1 other notification" if others == 1 else f"{others} other notifications"

@@ -38,6 +38,7 @@ from engine.chat.answers import (
     reminder_answer,
     rule_answer,
     silenced_answer,
+    told_answer,
     tool_answer,
     unidentified_answer,
     unread_request_answer,
@@ -168,7 +169,7 @@ class ChatHub:
         question = calendar_question(text, now)
         if question is not None and "upcoming_calendar" in self.loop.registry.names():
             return await self._calendar(sid, question, now)
-        request = read_request(text)
+        request = read_request(text, self._rules_text())
         changed = await self._rules_change(sid, text, request)
         if changed is not None:
             return changed
@@ -248,11 +249,15 @@ class ChatHub:
         """The line of the rules file the message asks to take out, if it asks for one."""
         if REMOVE not in self.loop.registry.names():
             return None
+        return read_removal(text, self._rules_text())
+
+    def _rules_text(self) -> str:
+        """The rules file as it is now; empty when there is none or it cannot be read (the
+        file tools say why when asked)."""
         try:
-            rules_text = self.loop.workspace.rules_file.read_text(encoding="utf-8")
+            return self.loop.workspace.rules_file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
-            return None  # no rules to take a line out of (the file tools say why)
-        return read_removal(text, rules_text)
+            return ""
 
     def _put_removal(self, sid: int, removal: Removal) -> ChatMessage:
         """The line found is put to the user, to be taken out after their yes; lines alike
@@ -304,6 +309,8 @@ class ChatHub:
             answers.append(
                 read_rule_answer(args, status, result, language=request.language, reading=reading)
             )
+        if request.talk:
+            answers.append(told_answer(request.talk, request.language))
         return self._composed(sid, "user", "\n".join(answers))
 
     def _tiny_answer(self, text: str, decision: bool | None) -> str:

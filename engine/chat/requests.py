@@ -20,13 +20,15 @@ from engine.chat.replies import words as reply_words
 from engine.chat.said_in import language_of
 from engine.triage.classifier.text import fold_with_map
 from engine.triage.language import function_words, identity_words, phrase_pattern, phrases
+from engine.triage.language import language as language_data
 from engine.triage.rules.clauses import sentences
 from engine.triage.rules.compile import CompiledRule, compile_rules_text
+from engine.triage.rules.decision import CONDITIONAL, ONLY_IF, RESTRICTIVE, line_section
 from engine.triage.rules.edit import SECTION_TITLES
 from engine.triage.rules.explain import LineExplanation, explain_rule
-from engine.triage.rules.extract import GROUP_WORD, kind_words, parse_fragment
+from engine.triage.rules.extract import GROUP_WORD, introduced_names, kind_words, parse_fragment
 from engine.triage.rules.names import name_list
-from engine.triage.rules.parse import CUSTOM
+from engine.triage.rules.parse import CUSTOM, parse_rules
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,9 @@ class ReadRequest:
     unread: tuple[tuple[str, str], ...]  # (the sentence as said, why it is not read)
     language: str = "en"
     """The language the message is in: readings and answers are said in it."""
+    talk: tuple[str, ...] = ()
+    """What the message says besides its instructions, set aside as context ("I'm flying
+    to Lisbon on the 18th"): shown with the answer, never applied."""
 
     @property
     def any(self) -> bool:
@@ -119,11 +124,20 @@ def _why(line: LineExplanation) -> str:
 
 
 def _vague(rule: CompiledRule) -> bool:
-    """A reading that names nothing: "anything" (not "anything from Harbour & Pine"), or the
-    rest of what other lines leave."""
-    if rule.catch_all or not rule.scope.says_something:
+    """A reading that names nothing: "anything" (not "anything from Harbour & Pine", not
+    "anything, only if from Sofía", not "anything at night"), or the rest of what other lines
+    leave."""
+    if rule.catch_all:
+        return True
+    if rule.condition.says_something or (rule.window is not None and not _has_pronoun(rule)):
+        return False  # "only if it's from Sofía", "at night, nothing": it says what
+    if not rule.scope.says_something:
         return True
     return rule.scope.anything and not replace(rule.scope, anything=False).says_something
+
+
+def _has_pronoun(rule: CompiledRule) -> bool:
+    return bool(_pronoun().search(fold_with_map(rule.rule.text)[0]))
 
 
 def _antecedent(before: str) -> str | None:
@@ -140,6 +154,9 @@ def _antecedent(before: str) -> str | None:
     if len(who) == 1:
         one = who.pop()
         return _as_chat(last, one) if one in found.chats else one
+    if not who and len(introduced := set(introduced_names(before))) == 1:
+        one = introduced.pop()  # "davide (il mio ex) continua a scrivermi": typed in lower case
+        return one[:1].upper() + one[1:]
     kinds = [p for s in said for p in _kind_phrases(s.strip(" .!"))]
     named = {n for n in name_list(before) if not any(n in k for k in kinds)}
     if len(named) == 1 and not who:
@@ -215,35 +232,194 @@ def _pronoun_named(rule: CompiledRule) -> bool:
     return any(_pronoun().fullmatch(fold_with_map(n)[0]) for n in rule.scope.names)
 
 
-def _with_antecedent(rule: CompiledRule, antecedent: str | None) -> CompiledRule:
+def _with_antecedent(rule: CompiledRule, antecedent: str | None, code: str = "en") -> CompiledRule:
     """A sentence the reader cannot read for want of who it is about, read again with its
-    pronouns standing for what the message named before; as it was otherwise."""
+    pronouns (or its possessive: "ses messages", "notificaciones suyas") standing for what
+    the message named before; as it was otherwise."""
     if antecedent is None or (rule.understood and not _vague(rule) and not _pronoun_named(rule)):
         return rule
     text = rule.rule.text
-    if not _pronoun().search(fold_with_map(text)[0]):
+    owned = _owned_by(text, antecedent, code)
+    if owned is not None:
+        text = owned
+    elif _pronoun().search(fold_with_map(text)[0]):
+        text = _resolved(text, antecedent)
+    else:
         return rule
-    again = compile_rules_text(f"{_resolved(text, antecedent)}\n")  # it states its decision
+    again = compile_rules_text(f"{text}\n")  # it states its decision
     return again[0] if len(again) == 1 and again[0].understood else rule
 
 
-def read_request(message: str) -> ReadRequest:
+def _owned_by(text: str, who: str, code: str) -> str | None:
+    """``text`` with its first possessive said as "from ``who``" in the message's language:
+    "Ne me notifie plus ses messages" → "Ne me notifie plus messages de Kevin", "No quiero
+    notificaciones suyas" → "No quiero notificaciones de Toni"; None without one."""
+    data = language_data(code).phrases
+    by = data["words.from"][0] if data["words.from"] else "from"
+    folded, where = fold_with_map(text)
+    for key, after in (("words.possessives_after", True), ("words.possessives_before", False)):
+        words = data[key]
+        if not words:
+            continue
+        m = re.search(rf"(?<![\w'-])(?:{'|'.join(map(re.escape, words))})(?![\w'-])", folded)
+        if m is None:
+            continue
+        start, end = where[m.start()], where[m.end() - 1] + 1
+        if after:
+            return f"{text[:start]}{by} {who}{text[end:]}"
+        owned = re.match(r"\s+([\w'’-]+)", text[end:])
+        if owned is None:
+            return None
+        cut = end + owned.end()
+        return f"{text[:start]}{text[end:cut].strip()} {by} {who}{text[cut:]}"
+    return None
+
+
+def _defined_in(rules: str) -> str:
+    """The rules file's definitions ("Mis hijos, Pablo y Nerea", "my assistant means …") as
+    lines that only define, for reading a request the way the file will read it once the
+    request's line is in it: "solo avísame si es de mis hijos" is about Pablo and Nerea."""
+    lines = []
+    for d in parse_rules(rules).definitions if rules.strip() else ():
+        role = f"\u201c{d.role}\u201d" if d.nickname else d.role
+        lines.append(f"{role} = {' '.join(d.who.split())}")
+    return "".join(f"{line}\n" for line in lines)
+
+
+_BREAK = re.compile(r"\s*(?:[,:;]|\s[—–-]{1,2})\s+")
+"""Where a sentence may pass from what the user tells to what they ask."""
+
+
+_POSSESSIVE_SAID = (
+    rf"(?<![\w'-])(?:{'|'.join(map(re.escape, phrases('words.possessives_before')))}|"
+    rf"{'|'.join(map(re.escape, phrases('words.possessives_after')))})(?![\w'-])"
+)
+
+
+@cache
+def _consequence() -> re.Pattern[str]:
+    """ "so", "quindi", "donc" at the start of a clause, from the language data."""
+    return re.compile(rf"^\s*{phrase_pattern('clauses.consequences')}[\s,]*")
+
+
+@cache
+def _conditional() -> re.Pattern[str]:
+    """Words that make a clause a condition or an exception ("wenn sie schreibt", "unless
+    …"): such a clause is part of the instruction, never context."""
+    return re.compile(rf"{RESTRICTIVE}|\b(?:{ONLY_IF})\b|\b(?:{CONDITIONAL})\b")
+
+
+def _reads_alone(clause: str, antecedent: str | None, rules: str, code: str) -> bool:
+    found = compile_rules_text(f"{_defined_in(rules)}{clause}\n")
+    if len(found) != 1:
+        return False
+    rule = _with_antecedent(found[0], antecedent, code)
+    return rule.understood and not _vague(rule) and not _pronoun_named(rule)
+
+
+def _told_apart(sentence: str, before: str, rules: str, code: str) -> tuple[str, str] | None:
+    """A sentence that tells something and asks something, as (what it tells, what it asks):
+    "Ho mollato il fantacalcio, del gruppo 'Fantalega dei Pirati' non mi interessa più
+    niente", "Nel gruppo 'Turni' ci scambiamo i turni, quindi avvisami di ogni messaggio
+    che arriva lì", "no me avises más de linkedin, no estoy buscando curro". Only when the
+    whole does not read, the part asked reads in full on its own (a pronoun standing for
+    what the part told names), and the part told states no decision and no condition."""
+    if _reads_alone(sentence, _antecedent(before), rules, code):
+        return None
+    cuts = [(m.start(), m.end()) for m in _BREAK.finditer(sentence)]
+    folded, where = fold_with_map(sentence)
+    cuts += [
+        (where[m.start()], where[m.start()])
+        for m in re.finditer(rf"(?<=\s){phrase_pattern('clauses.consequences')}\s", folded)
+    ]
+    for start, end in sorted(cuts):
+        head, tail = sentence[:start].strip(), sentence[end:].strip()
+        asked = _without_consequence(tail)
+        carried = not _names(head) or _refers_back(asked)
+        if (
+            _is_talk(head)
+            and carried
+            and line_section(asked) is not None
+            and _reads_alone(asked, _antecedent(f"{before} {head}."), rules, code)
+        ):
+            return head, asked
+        if (
+            _is_talk(tail)
+            and not _names(tail)
+            and line_section(head) is not None
+            and _reads_alone(head, _antecedent(before), rules, code)
+        ):
+            return tail, head
+    return None
+
+
+def _without_consequence(clause: str) -> str:
+    """ "quindi avvisami di …" → "avvisami di …"."""
+    folded, where = fold_with_map(clause)
+    m = _consequence().match(folded)
+    if m is None or m.end() >= len(folded):
+        return clause
+    return clause[where[m.end()] :]
+
+
+def _names(clause: str) -> bool:
+    """The clause names someone or a kind of message: what it tells may be what the
+    instruction is about ("Todo lo que mande el colegio San Ignacio, …, quiero verlo"). Its
+    first word, capitalised as every first word is, is no name on that ground alone."""
+    found = parse_fragment(clause)
+    first = clause.split()[0].strip(" ,.;:'\"") if clause.split() else ""
+    names = [n for n in found.names if n != first]  # "Quit the choir …": a verb, capitalised
+    said = found.domains or found.addresses or found.chats or found.roles or found.any_of
+    return bool(names or said or found.named_kinds())
+
+
+def _refers_back(clause: str) -> bool:
+    """The clause says again, with a pronoun, what the one before it named ("…, so anything
+    she sends me, tell me")."""
+    low = fold_with_map(clause)[0]
+    return bool(_pronoun().search(low) or re.search(_POSSESSIVE_SAID, low))
+
+
+def _is_talk(clause: str) -> bool:
+    low = fold_with_map(clause)[0]
+    words_said = re.findall(r"\w+", low)
+    return len(words_said) >= 2 and line_section(clause) is None and not _conditional().search(low)
+
+
+def _apart(text: str, rules: str, code: str) -> str:
+    """``text`` with each sentence that tells and asks made two: what it tells, then what
+    it asks (or the other way round, as said)."""
+    out: list[str] = []
+    for sentence in sentences(text):
+        found = _told_apart(sentence, " ".join(out), rules, code)
+        if found is None:
+            out.append(sentence)
+            continue
+        said, asked = found
+        pair = [f"{said.rstrip(' ,;:.')}.", f"{asked.rstrip(' ,;:.')}."]
+        out += pair if sentence.startswith(said) else pair[::-1]
+    return " ".join(out)
+
+
+def read_request(message: str, rules: str = "") -> ReadRequest:
     """The instructions in ``message`` as the rules reader reads them (none when it states
-    no decision at all: a question, thanks, a reminder)."""
+    no decision at all: a question, thanks, a reminder), with the definitions of the user's
+    rules file ``rules``."""
     if "?" in message and _asking().match(fold_with_map(message.strip())[0]):
         message = message.replace("?", ".")  # "Can you mute the school group?" asks for it
     text = _tidy(message)
     code = language_of(message)
     if not text or "?" in text or len(text) > 600:
         return ReadRequest((), (), code)
+    text = _apart(text, rules, code)
     read: list[tuple[str, str, str]] = []
     unread: list[tuple[str, str]] = []
     antecedent: str | None = None
-    for first in compile_rules_text(f"{text}\n"):
+    for first in compile_rules_text(f"{_defined_in(rules)}{text}\n"):
         before = text[: max(0, text.find(first.rule.text))]
         if antecedent is None:
             antecedent = _antecedent(before)
-        rule = _with_antecedent(first, antecedent)
+        rule = _with_antecedent(first, antecedent, code)
         antecedent = _named(rule) or antecedent
         said = rule.rule.text
         section = rule.rule.section or CUSTOM
@@ -257,7 +433,8 @@ def read_request(message: str) -> ReadRequest:
             unread.append((said, _vague_words(code)))
         else:
             read.append((section, said, line.reading))
-    return ReadRequest(tuple(read), tuple(unread), code)
+    told = tuple(t for _, t in parse_rules(f"{_defined_in(rules)}{text}\n").notes)
+    return ReadRequest(tuple(read), tuple(unread), code, told if read else ())
 
 
 def _vague_words(code: str) -> str:

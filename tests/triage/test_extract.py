@@ -10,10 +10,10 @@ import pytest
 
 from engine.triage.classifier import fold
 from engine.triage.rules import extract
-from engine.triage.rules.compile import find_window
 from engine.triage.rules.extract import Extracted, parse_fragment
 from engine.triage.rules.match import Match, Window
 from engine.triage.rules.names import name_list
+from engine.triage.rules.windows import find_window
 
 WEEKEND = frozenset({5, 6})
 

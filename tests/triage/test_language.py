@@ -12,6 +12,7 @@ from engine.triage.classifier import KIND_NAMES
 from engine.triage.classifier.text import fold
 from engine.triage.language import (
     LANGUAGES,
+    ONE_OF_KEYS,
     OPTIONAL_KEYS,
     PHRASE_KEYS,
     language,
@@ -33,11 +34,13 @@ def test_every_language_fills_every_table(code: str) -> None:
     assert data.identity_words
     for table, keys in PHRASE_KEYS.items():
         for key in keys:
-            if f"{table}.{key}" in OPTIONAL_KEYS:
+            if f"{table}.{key}" in OPTIONAL_KEYS or any(f"{table}.{key}" in g for g in ONE_OF_KEYS):
                 continue
             assert data.phrases[f"{table}.{key}"], f"{code}: {table}.{key} is empty"
     said = [data.phrases[k] for k in sorted(OPTIONAL_KEYS)]
     assert any(said), f"{code}: no way to say what a message mentions"
+    for group in ONE_OF_KEYS:
+        assert any(data.phrases[k] for k in group), f"{code}: none of {group}"
     assert set(range(1, 13)) <= set(data.numbers.values()), f"{code}: numbers 1–12"
     assert sorted(set(data.weekdays.values())) == list(range(7))
 

@@ -47,10 +47,13 @@ PHRASE_KEYS = {
     "predicates": (
         "notify_end",
         "never_end",
+        "no_longer",
         "notify_start",
         "never_start",
         "intensifiers",
         "notify_only_when",
+        "notify_only_if",
+        "notify_only_about",
         "notify_frames",
         "never_frames",
         "reasons",
@@ -74,6 +77,7 @@ PHRASE_KEYS = {
     "clauses": (
         "widening",
         "lead_ins",
+        "consequences",
         "courtesies",
         "asking",
         "about",
@@ -85,6 +89,9 @@ PHRASE_KEYS = {
         "second_person",
         "messages",
         "pronouns",
+        "possessives_before",
+        "possessives_after",
+        "from",
         "titles",
         "me",
         "or",
@@ -125,6 +132,9 @@ OPTIONAL_KEYS = frozenset({"clauses.mentioning", "clauses.about_frames", "clause
 """Constructions a language may not have: a frame around the topic or a verb after a quoted
 word ("wenn es um X geht", "wenn „dringend“ drinsteht") where the verb comes last, a verb
 before it ("mentioning X") where it does not."""
+ONE_OF_KEYS = (("words.possessives_before", "words.possessives_after"),)
+"""Tables of which a language fills at least one: its possessives come before the thing
+owned ("his messages", "ses messages") or after it ("mensajes suyos", "mensagens dela")."""
 DATA_KINDS = ("auto_reply", "login_code", "calendar_reply")
 """Kinds whose message cues and rule words are the language data's alone (``kinds``)."""
 

@@ -11,12 +11,14 @@ from typing import Final
 from engine.triage.classifier.text import fold_with_map
 from engine.triage.language import function_words, phrase_pattern, phrase_regex, phrases
 from engine.triage.rules.sections import ALWAYS, CUSTOM, NEVER, Section
+from engine.triage.rules.windows import find_window
 
 NEG: Final = (
     r"(?:never|don'?t|do not|no|nie|nicht|niemals|jamais|ne pas|nunca|nao|non|mai)\s+"
-    r"(?:ever\s+)?(?:notify|tell|alert|ping|show|bother|interrupt|me avises|avisar|avises|"
-    r"notificar|notifiques|benachrichtigen|melden|notifier|signaler|previens|avise|notifique|"
-    r"notificare|avvisare|avvisarmi|segnalare)(?:\s+me)?"
+    r"(?:ever\s+)?(?:me\s+|mi\s+)?(?:notify|tell|alert|ping|show|bother|interrupt|me avises|"
+    r"avisar|avises|notificar|notifiques|benachrichtigen|melden|notifier|signaler|previens|"
+    r"avise|avisa|notifique|notifica|notificare|avvisare|avvisarmi|segnalare|segnalarmi)"
+    r"(?:\s+me)?(?:\s+(?:mais|mas|more|piu|mehr))?"
     r"|ignore|skip|mute|silence|drop|ignorar|ignorieren|ignorer|ignorare|stummschalten"
     r"|no me avises|non avvisarmi"
 )
@@ -37,6 +39,10 @@ RESTRICTIVE: Final = (
     r"uniquement|sauf|a moins que|somente|apenas|exceto|a nao ser que|tranne|eccetto|"
     r"a meno che)\b"
 )
+CONDITIONAL: Final = (
+    r"if|when|whenever|si|cuando|wenn|falls|sobald|quand|lorsque|des que|se|quando|als|wanneer"
+)
+"""Words that open a condition ("when she writes", "wenn sie schreibt")."""
 ONLY_IF: Final = (
     r"only (?:if|when)|solo (?:si|cuando)|nur wenn|seulement si|uniquement si|somente se|"
     r"apenas se|so se|solo se|alleen als|alleen wanneer"
@@ -78,7 +84,10 @@ def _tail_decision(tail: str) -> tuple[Decision, str] | None:
     return Decision(ALWAYS), rest
 
 
-_NEGATION = r"(?:never|not|no|don'?t|do not|nie|nicht|nunca|jamais|pas|mai|non|nao)"
+_NEGATION = (
+    r"(?:never|not|no|don'?t|do not|doesn'?t|does not|isn'?t|aren'?t|won'?t|shouldn'?t|"
+    r"nie|nicht|nunca|jamais|pas|mai|non|nao)"
+)
 _END = r"\s*[.!]*\s*$"
 _EXCEPT = (
     r"(?:unless|except(?: when| if)?|but not|but only (?:if|when)|only if|only when|a menos que|"
@@ -154,7 +163,11 @@ _UNTIL = (
     r"(?:\s+(?:until|till|a que|hasta que|bis|jusqu'?a ce que|jusqu'?a|ate que|ate|finche|"
     r"fino a)\b[^.;]*?)?"
 )
-END_NEVER = re.compile(rf"[\s,:]+(?:{phrase_pattern('predicates.never_end')}){_UNTIL}{_TAIL}{_END}")
+_NO_LONGER = rf"(?:\s*,?\s*{phrase_pattern('predicates.no_longer')})?"
+"""Words after a Never that say "from now on" ("… doesn't matter to me anymore")."""
+END_NEVER = re.compile(
+    rf"[\s,:]+(?:{phrase_pattern('predicates.never_end')}){_NO_LONGER}{_UNTIL}{_TAIL}{_END}"
+)
 _OPENING = rf"(?:(?:{phrase_pattern('clauses.lead_ins')})[\s,.:!]*)*"
 """Words a sentence may open with before its decision ("please", "bitte", "por favor")."""
 START_NOTIFY = re.compile(rf"^\s*{_OPENING}(?:{phrase_pattern('predicates.notify_start')})\s+")
@@ -184,7 +197,17 @@ def canonical(text: str) -> str:
     important" → "always notify me about Anything my kids' school sends"; "I want to know
     about …" → "notify me about …". The phrases come from the language data."""
     line = _Line(text)
-    for read in (_framed, _leading_answer, _condition, _answer, _ending, _opening, _inside):
+    readers = (
+        _framed,
+        _leading_answer,
+        _only_told,
+        _condition,
+        _answer,
+        _ending,
+        _opening,
+        _inside,
+    )
+    for read in readers:
         said = read(line)
         if said is not None:
             return said
@@ -240,6 +263,32 @@ def _leading_answer(line: _Line) -> str | None:
     said = "never" if m.group("never") else "always"
     subject = line.text[line.folded[1][m.start("subject")] :].strip()
     return f"{said} notify me about {subject}"
+
+
+ONLY_IF_START = re.compile(
+    rf"^\s*{_OPENING}(?:{phrase_pattern('predicates.notify_only_if')})\s+(?P<cond>\S.*)$"
+)
+ONLY_ABOUT_START = re.compile(
+    rf"^\s*{_OPENING}(?:{phrase_pattern('predicates.notify_only_about')})\s+(?P<subject>\S.*)$"
+)
+ONLY_IF_INSIDE = re.compile(
+    rf"[\s,:]+(?:{phrase_pattern('predicates.notify_only_if')})\s+(?P<cond>.+?){_END}"
+)
+
+
+def _only_told(line: _Line) -> str | None:
+    """ "Solo avísame si …", "Ne me préviens que pour …", "Del banco avísame solo si …":
+    a line that notifies only what its condition or its subject says."""
+    m = ONLY_IF_START.match(line.low)
+    if m:
+        return f"only notify me if {line.span(m, 'cond')}"
+    m = ONLY_ABOUT_START.match(line.low)
+    if m:
+        return f"only notify me about {line.span(m, 'subject')}"
+    m = ONLY_IF_INSIDE.search(line.low)
+    if m and m.start() > 0 and _names_something(line.before(m)):
+        return f"notify me about {line.before(m)} only if {line.span(m, 'cond')}"
+    return None
 
 
 def _condition(line: _Line) -> str | None:
@@ -369,6 +418,9 @@ def read_decision(text: str) -> tuple[str, Decision | None]:
     """The line without the words of its own decision, and that decision (None when the
     line says none: its heading decides)."""
     text = without_courtesies(text)
+    opened = _window_first(text)
+    if opened is not None:
+        return opened
     for m in re.finditer(r"\s[—–-]{1,2}\s+", text):
         found = _tail_decision(text[m.end() :])
         if found is not None:
@@ -388,6 +440,43 @@ def read_decision(text: str) -> tuple[str, Decision | None]:
     if re.search(r"\bonly\s+(?:notify|tell|alert|ping|let)\b|\bnur\s+benachrichtig", low):
         return text, Decision(CUSTOM)
     return text, None
+
+
+_WINDOW_WORDS = 8
+"""How many words a window opening a line may take ("Di notte, dalle 23 alle 7, …")."""
+
+
+def _window_first(text: str) -> tuple[str, Decision] | None:
+    """A line that opens with when it applies, then says its decision ("On weekends, don't
+    notify me about work email", "Depois das 20h só me avises se …"): the decision is read
+    after the window, and the window stays with the rest, so the rule holds only then.
+    The opening is the window alone (its other words function words, none that decides or
+    restricts), the longest that is ("Ab 20 Uhr", not "Ab 20")."""
+    spans = list(re.finditer(r"\S+", text))[: _WINDOW_WORDS + 1]
+    if len(spans) < 2 or find_window(text[: spans[-1].end()])[1] is None:
+        return None
+    opening = [n for n in range(1, len(spans)) if _only_window(text[: spans[n - 1].end()])]
+    for n in reversed(opening):
+        head, tail = text[: spans[n - 1].end()], text[spans[n - 1].end() :].strip(" ,;:")
+        rest, decision = read_decision(tail) if tail else ("", None)
+        if decision is not None:
+            return f"{head.strip(' ,;:')}, {rest}", decision
+    return None
+
+
+def _only_window(head: str) -> bool:
+    """``head`` says when, and nothing else."""
+    left, window = find_window(head)
+    if window is None or _names_something(left) or _restricts(left):
+        return False
+    return not left.strip(" ,;:") or read_decision(f"{left} x")[1] is None
+
+
+def _restricts(text: str) -> bool:
+    """Words that change a decision ("only", "nur", "not"), which an opening window may not
+    take with it."""
+    low = fold_with_map(text)[0]
+    return bool(re.search(RESTRICTIVE, low) or re.search(rf"\b{_NEGATION}\b", low))
 
 
 def _strip_lead(text: str, end: int) -> str:

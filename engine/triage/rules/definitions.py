@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from engine.triage.classifier.text import fold, fold_with_map
-from engine.triage.language import phrase_pattern
+from engine.triage.language import identity_words, phrase_pattern
 from engine.triage.rules.extract import EMAIL, PHONE
 from engine.triage.rules.names import name_list
 
@@ -107,7 +107,29 @@ def _definition(plain: str, line_number: int) -> Definition | None:
     m = re.match(rf"^(?P<who>[^()]{{1,60}}?)\s*\((?P<role>{ROLE})\)$", plain, re.I)
     if m is not None and _identifies(m.group("who")):
         return Definition(line_number, m.group("role"), m.group("who").strip(), False)
-    return None
+    return _in_passing(plain, line_number)
+
+
+NAMES = r"[A-ZÀ-Þ][\w'’-]*(?:\s+(?:(?:y|e|und|et|and|&|,)\s*)?[A-ZÀ-Þ][\w'’-]*)*"
+"""Names as a list of capitalised words: "Pablo y Nerea", "Karen Whitfield"."""
+
+
+def _in_passing(plain: str, line_number: int) -> Definition | None:
+    """A line that says a role and who it is, as a rule ("Mis hijos, Pablo y Nerea", "Mia
+    moglie Chiara", "Anything from my daughter's school, Colégio Santa Cruz", "My parents:
+    Mãe and Pai"): it stays the rule it is and defines the role too. The role's last word
+    is one for a person ("hijos", "moglie"), so "Our Slack, Acme" defines nothing."""
+    m = re.search(
+        rf"(?<![\w'’-])(?P<role>(?i:{ROLE}))\s*[,:]\s*(?P<who>{NAMES})(?=\s*(?:\(|[.;]|$))", plain
+    )
+    if m is None:
+        m = re.match(rf"^(?P<role>(?i:{POSSESSIVE})\s+{WORD})\s+(?P<who>{NAMES})$", plain)
+    if m is None or not _identifies(m.group("who")):
+        return None
+    role = m.group("role").strip()
+    if fold(role).split()[-1] not in identity_words():
+        return None
+    return Definition(line_number, role, m.group("who").strip(), False)
 
 
 def _states_decision(text: str) -> bool:

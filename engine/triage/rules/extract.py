@@ -490,7 +490,8 @@ def _sender_names(m: re.Match[str]) -> str:
 
 def _role_names(m: re.Match[str]) -> str:
     inner = m.group(2)
-    if fold(m.group(1).split()[-1]) in ROLE_WORDS and name_list(inner) and "saved" not in inner:
+    role = fold(m.group(1).split()[-1])
+    if role in ROLE_WORDS | identity_words() and name_list(inner) and "saved" not in inner:
         return f"{m.group(1)} {inner}"
     return m.group(0)
 
@@ -1281,12 +1282,18 @@ def _lower_case_senders(text: str) -> list[str]:
 def _introduced(whole: str) -> frozenset[str]:
     """Words an aside right after them says who they are, folded: "Miriam (meine Frau)",
     "Albers (our landlord)": the aside has a possessive or a word for a role."""
-    said: set[str] = set()
+    return frozenset(fold(w) for w in introduced_names(whole))
+
+
+def introduced_names(whole: str) -> list[str]:
+    """Names an aside right after them says who they are, as written, in lower case too:
+    "Miriam (meine Frau)", "a vera (ex-colega)", "davide (il mio ex)"."""
+    said: list[str] = []
     for m in re.finditer(r"([^\W\d][\w'’-]*)\s*\(([^()]*)\)", whole):
         inner = set(words(m.group(2)))
         if inner & (_POSSESSIVES | ROLE_WORDS | identity_words()):
-            said.add(fold(m.group(1)))
-    return frozenset(said)
+            said.append(m.group(1))
+    return said
 
 
 _POSSESSIVES = frozenset(phrases("definitions.possessives"))
@@ -1565,10 +1572,27 @@ def unread_words(left: str, found: Match) -> tuple[str, ...]:
     )
     taken = set(words(said)) | function_words()
     if found.has_identity():
-        taken |= ROLE_WORDS | {f"{w}s" for w in ROLE_WORDS} | identity_words()
+        roles = ROLE_WORDS | {f"{w}s" for w in ROLE_WORDS} | identity_words()
+        taken |= roles - joined_roles(low)
     if len(found.names) == 1:
         taken |= _PRONOUNS  # "what Valentina sends, even if she …": the one person named
     return tuple(dict.fromkeys(w for w in words(low) if w not in taken))
+
+
+_JOIN_WORD = re.compile(
+    r"(?:^|\s)(?:or|and|y|o|e|und|oder|et|ou|ni|nor)\s+(?P<next>[\w'-]+)\s*(?P<then>[\w'-]*)"
+)
+
+
+def joined_roles(low: str) -> set[str]:
+    """Role words that are an alternative of their own ("Sofia or the kids"), not what a
+    name is ("my husband Andrés"): they follow "or" / "and", at most a function word
+    between. Naming someone else does not account for them."""
+    out: set[str] = set()
+    for m in _JOIN_WORD.finditer(low):
+        first, then = m.group("next"), m.group("then")
+        out.add(then if first in function_words() and then else first)
+    return out
 
 
 _SAID_WITH: tuple[tuple[str, Callable[[Match], bool]], ...] = (

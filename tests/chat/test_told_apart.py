@@ -1,0 +1,122 @@
+"""A chat request that tells something and asks something: the part told is set aside as
+context and named in the answer, the part asked is read on its own; a possessive or a
+pronoun stands for the person told about; the rules file's definitions are used (issue 21,
+item 1)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.chat.requests import read_request
+from engine.triage.rules.compile import compile_rules_text
+from engine.triage.rules.parse import ALWAYS, CUSTOM, NEVER
+
+
+@pytest.mark.parametrize(
+    ("said", "section", "written", "told"),
+    [
+        (
+            "Quit the choir in June, the 'Altos & Sopranos' group doesn't matter to me anymore.",
+            NEVER,
+            "the 'Altos & Sopranos' group doesn't matter to me anymore.",
+            "Quit the choir in June.",
+        ),
+        (
+            "Nel gruppo 'Calcetto Martedì' decidiamo tutto all'ultimo, quindi avvisami di ogni "
+            "messaggio che arriva lì.",
+            ALWAYS,
+            None,
+            "Nel gruppo 'Calcetto Martedì' decidiamo tutto all'ultimo.",
+        ),
+        (
+            "no me avises mas de instagram, me distrae un montón",
+            NEVER,
+            "no me avises mas de instagram.",
+            "me distrae un montón.",
+        ),
+        (
+            "my brother Ivo is moving this week so anything he sends me, tell me straight away",
+            ALWAYS,
+            "anything Ivo sends me, tell me straight away.",
+            "my brother Ivo is moving this week.",
+        ),
+    ],
+)
+def test_what_is_told_is_set_aside_and_what_is_asked_is_read(
+    said: str, section: str, written: str | None, told: str
+) -> None:
+    request = read_request(said)
+    assert request.unread == ()
+    assert [s for s, _, _ in request.read] == [section]
+    if written is not None:
+        assert request.read[0][1] == written
+    assert told in request.talk
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # what comes before names what the rule is about: it is no context to drop
+        "Todo lo que mande la academia Velázquez, avisos incluidos, quiero verlo en el momento.",
+        # a condition is part of the rule, never context
+        "Wenn sie schreibt, will ich das sofort wissen",
+    ],
+)
+def test_a_clause_the_rule_needs_is_not_set_aside(said: str) -> None:
+    request = read_request(said)
+    assert request.read == ()
+
+
+@pytest.mark.parametrize(
+    ("said", "reading"),
+    [
+        (
+            "Mi vecino Rufo me manda memes todo el día. No quiero notificaciones suyas.",
+            "No avisar nunca: de Rufo",
+        ),
+        (
+            "Yannick du service achats m'écrit pour rien. Ne me notifie plus ses messages.",
+            "Ne jamais prévenir : envoyés par Yannick",
+        ),
+        ("Gary keeps texting me. Mute his messages.", "Never notify: from Gary"),
+        (
+            "a bia (ex-colega) vive a pedir-me coisas... não me notifiques as mensagens dela",
+            "Nunca avisar: de Bia",
+        ),
+        (
+            "piero (il mio ex) continua a scrivermi. non voglio notifiche dei suoi messaggi",
+            "Non avvisare mai: da Piero",
+        ),
+    ],
+)
+def test_a_possessive_stands_for_the_person_told_about(said: str, reading: str) -> None:
+    request = read_request(said)
+    assert request.unread == ()
+    assert [(s, r) for s, _, r in request.read] == [(NEVER, reading)]
+
+
+def test_the_rules_file_says_who_a_role_is() -> None:
+    rules = "## Always notify\n- Mis hijos, Pablo y Nerea\n"
+    said = "Por la noche, a partir de las 11, solo avísame si es de mis hijos."
+    assert read_request(said).read == ()  # alone, "mis hijos" is nobody in particular
+    request = read_request(said, rules)
+    assert [s for s, _, _ in request.read] == [CUSTOM]
+    assert "Pablo o Nerea" in request.read[0][2]
+    assert request.read[0][1] == said  # written as said: the file says who they are
+
+
+async def test_the_answer_names_what_was_set_aside_and_the_file_uses_its_definitions(
+    tiny_engine, workspace
+) -> None:
+    workspace.rules_file.write_text("## Avisar siempre\n- Mis hijos, Pablo y Nerea\n")
+    reply = await tiny_engine.send(
+        "Mañana empiezo un turno de noche. Por la noche, a partir de las 11, solo avísame si "
+        "es de mis hijos."
+    )
+    assert reply.text.startswith("Hecho")
+    assert "«Mañana empiezo un turno de noche»" in reply.text  # named as set aside
+    written = workspace.rules_file.read_text(encoding="utf-8")
+    assert "- Por la noche, a partir de las 11, solo avísame si es de mis hijos." in written
+    assert "turno" not in written
+    reading = [r for r in compile_rules_text(written) if "noche" in r.rule.text]
+    assert [r.understood for r in reading] == [True]

@@ -1,0 +1,147 @@
+"""A line that says when it applies before its decision ("On weekends, don't …", "Di notte,
+dalle 23 alle 7, …"), an alternative that names nobody ("Sofia or the kids"), and a role
+said with who it is in passing ("Mis hijos, Pablo y Nerea") — issue 18, items 1 and 2."""
+
+from __future__ import annotations
+
+from datetime import time
+
+import pytest
+
+from engine.triage.rules.compile import CompiledRule, compile_rules_text
+from engine.triage.rules.explain import explain_rule
+from engine.triage.rules.parse import CUSTOM, NEVER
+
+WEEKEND = frozenset({5, 6})
+EVERY_DAY = frozenset(range(7))
+
+
+def _one(text: str) -> CompiledRule:
+    found = compile_rules_text(f"{text}\n")
+    assert len(found) == 1, found
+    return found[0]
+
+
+@pytest.mark.parametrize(
+    ("line", "section", "start", "end", "days", "reading"),
+    [
+        (
+            "On weekends, don't notify me about newsletters",
+            NEVER,
+            None,
+            None,
+            WEEKEND,
+            "On weekends: never notify: newsletters and digests",
+        ),
+        (
+            "Di notte, dalle 22 alle 6, non avvisarmi di niente tranne che per mia madre",
+            CUSTOM,
+            time(22),
+            time(6),
+            EVERY_DAY,
+            None,
+        ),
+        (
+            "Ab 21 Uhr nur melden, wenn es von Jonas ist",
+            CUSTOM,
+            time(21),
+            time(0),
+            EVERY_DAY,
+            "Between 21:00 and 00:00: notify anything only if from Jonas; otherwise don't",
+        ),
+        (
+            "Por la noche, a partir de las 10, solo avísame si es de Marta.",
+            CUSTOM,
+            time(22),
+            time(7),
+            EVERY_DAY,
+            "Between 22:00 and 07:00: notify anything only if from Marta; otherwise don't",
+        ),
+        (
+            "Le week-end, ne me préviens que pour Chloé",
+            CUSTOM,
+            None,
+            None,
+            WEEKEND,
+            "On weekends: notify anything only if from Chloé; otherwise don't",
+        ),
+    ],
+)
+def test_a_window_before_the_decision_is_kept_with_the_rule(
+    line: str,
+    section: str,
+    start: time | None,
+    end: time | None,
+    days: frozenset[int],
+    reading: str | None,
+) -> None:
+    rule = _one(line)
+    assert rule.understood, explain_rule(rule).problem
+    assert rule.rule.section == section
+    assert rule.window is not None
+    assert rule.window.days == days
+    if start is not None:
+        assert (rule.window.start, rule.window.end) == (start, end)
+    if reading is not None:
+        assert explain_rule(rule).reading == reading
+
+
+def test_the_window_never_takes_the_restriction_with_it() -> None:
+    """ "Nachts nur melden, wenn …" is an only-if line, not an Always line: "nur" is read."""
+    rule = _one("Nachts nur melden, wenn es von Jonas ist")
+    assert rule.rule.section == CUSTOM
+    assert rule.action == "only"
+
+
+@pytest.mark.parametrize(
+    ("line", "unread"),
+    [
+        ("Always notify me about Sofia or the kids", ("kids",)),
+        ("Always notify me about Tomas and my wife", ("wife",)),
+        ("notify me about anything only if from Sofia or the children", ("children",)),
+    ],
+)
+def test_a_role_beside_a_name_is_not_read_as_that_name(line: str, unread: tuple[str, ...]) -> None:
+    """Naming Sofia does not account for "the kids": the line is flagged, not narrowed."""
+    rule = _one(line)
+    assert not rule.understood
+    assert rule.unread == unread
+
+
+def test_a_role_said_with_its_name_is_read_as_the_name() -> None:
+    rule = _one("Always notify me about my husband Andrés")
+    assert rule.understood
+    assert explain_rule(rule).reading == "Always notify: from Andrés"
+
+
+@pytest.mark.parametrize(
+    ("defined", "used", "names"),
+    [
+        (
+            "Mis hijas, Lucía y Alba",
+            "Por la noche solo avísame si es de mis hijas.",
+            "Lucía or Alba",
+        ),
+        ("Mia moglie Giulia", "Di notte avvisami solo se è mia moglie", "Giulia"),
+        (
+            "Anything from my son's school, Escola Riacho (@riacho.edu.br)",
+            "On weekends only notify me about Mãe or the school.",
+            "Escola Riacho",
+        ),
+    ],
+)
+def test_a_role_said_with_who_it_is_defines_it_for_the_other_lines(
+    defined: str, used: str, names: str
+) -> None:
+    rules = compile_rules_text(f"## Always notify\n- {defined}\n\n## Custom rules\n- {used}\n")
+    assert [r.understood for r in rules] == [True, True]
+    assert names in explain_rule(rules[1]).reading
+    assert rules[1].rule.text == used  # the line stays as the user wrote it
+
+
+def test_a_role_that_is_no_person_defines_nothing() -> None:
+    rules = compile_rules_text(
+        "## Always notify\n- Our newsletter, Harbour Weekly\n\n## Custom rules\n"
+        "- Only notify me about the newsletter if it mentions me\n"
+    )
+    assert rules[1].rule.reading == ""
