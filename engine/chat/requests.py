@@ -27,7 +27,7 @@ from engine.triage.rules.decision import CONDITIONAL, ONLY_IF, RESTRICTIVE, line
 from engine.triage.rules.edit import SECTION_TITLES
 from engine.triage.rules.explain import LineExplanation, explain_rule
 from engine.triage.rules.extract import GROUP_WORD, introduced_names, kind_words, parse_fragment
-from engine.triage.rules.names import name_list
+from engine.triage.rules.names import is_german, name_list
 from engine.triage.rules.parse import CUSTOM, parse_rules
 
 
@@ -140,7 +140,7 @@ def _has_pronoun(rule: CompiledRule) -> bool:
     return bool(_pronoun().search(fold_with_map(rule.rule.text)[0]))
 
 
-def _antecedent(before: str) -> str | None:
+def _antecedent(before: str, code: str = "en") -> str | None:
     """What a pronoun after ``before`` stands for, when it can be nothing else: the one
     person named before (a definition names someone too), else the one name, chat or kind
     of message the sentence just before says ("Out-of-office auto-replies are driving me
@@ -149,7 +149,8 @@ def _antecedent(before: str) -> str | None:
     if not said:
         return None
     last = said[-1].strip(" .!")
-    found = parse_fragment(last)
+    german = code == "de" or is_german(last)  # its nouns are capitalised, not names
+    found = parse_fragment(last, german=german)
     who = {_without_role(n) for n in (*found.names, *found.chats)}
     if len(who) == 1:
         one = who.pop()
@@ -158,11 +159,19 @@ def _antecedent(before: str) -> str | None:
         one = introduced.pop()  # "davide (il mio ex) continua a scrivermi": typed in lower case
         return one[:1].upper() + one[1:]
     kinds = [p for s in said for p in _kind_phrases(s.strip(" .!"))]
-    named = {n for n in name_list(before) if not any(n in k for k in kinds)}
+    people = _german_names(before) if german else name_list(before)
+    named = {n for n in people if not any(n in k for k in kinds)}
     if len(named) == 1 and not who:
         return _without_role(named.pop())
     spans = _kind_phrases(last)
     return _readable_from(last, spans[0]) if len(spans) == 1 and not who and not named else None
+
+
+def _german_names(text: str) -> list[str]:
+    """Names in German, where every noun is capitalised: those the reader reads as names,
+    and a first name with a surname ("Jens Albrecht schreibt … wegen seiner Angebote")."""
+    found = list(parse_fragment(text, german=True).names)
+    return found + [n for n in name_list(text) if len(n.split()) >= 2 and n not in found]
 
 
 def _as_chat(text: str, chat: str) -> str:
@@ -240,14 +249,28 @@ def _with_antecedent(rule: CompiledRule, antecedent: str | None, code: str = "en
         return rule
     text = rule.rule.text
     owned = _owned_by(text, antecedent, code)
+    article = _article_pronoun(text, code)
     if owned is not None:
         text = owned
     elif _pronoun().search(fold_with_map(text)[0]):
         text = _resolved(text, antecedent)
+    elif article is not None:
+        text = f"{text[: article.start(1)]}{antecedent}{text[article.end(1) :]}"
     else:
         return rule
     again = compile_rules_text(f"{text}\n")  # it states its decision
     return again[0] if len(again) == 1 and again[0].understood else rule
+
+
+def _article_pronoun(text: str, code: str) -> re.Match[str] | None:
+    """An article said as a pronoun ("wenn der schreibt"): no capitalised noun after it,
+    only a lower-case verb that ends the clause."""
+    said = language_data(code).phrases["words.article_pronouns"]
+    if not said:
+        return None
+    return re.search(
+        rf"(?<![\w'-])({'|'.join(map(re.escape, said))})\s+[a-zäöüß]\w*\s*(?=[,.;!?]|$)", text
+    )
 
 
 def _owned_by(text: str, who: str, code: str) -> str | None:
@@ -324,7 +347,7 @@ def _told_apart(sentence: str, before: str, rules: str, code: str) -> tuple[str,
     che arriva lì", "no me avises más de linkedin, no estoy buscando curro". Only when the
     whole does not read, the part asked reads in full on its own (a pronoun standing for
     what the part told names), and the part told states no decision and no condition."""
-    if _reads_alone(sentence, _antecedent(before), rules, code):
+    if _reads_alone(sentence, _antecedent(before, code), rules, code):
         return None
     cuts = [(m.start(), m.end()) for m in _BREAK.finditer(sentence)]
     folded, where = fold_with_map(sentence)
@@ -340,17 +363,36 @@ def _told_apart(sentence: str, before: str, rules: str, code: str) -> tuple[str,
             _is_talk(head)
             and carried
             and line_section(asked) is not None
-            and _reads_alone(asked, _antecedent(f"{before} {head}."), rules, code)
+            and _reads_alone(asked, _antecedent(f"{before} {head}.", code), rules, code)
         ):
             return head, asked
         if (
             _is_talk(tail)
             and not _names(tail)
             and line_section(head) is not None
-            and _reads_alone(head, _antecedent(before), rules, code)
+            and _reads_alone(head, _antecedent(before, code), rules, code)
         ):
             return tail, head
     return None
+
+
+def _asked_twice(sentence: str, before: str, rules: str, code: str) -> list[str]:
+    """A sentence of two instructions, the second about what the first names ("Herr Albers
+    ist wichtig, seine Mails bitte immer melden"), as two sentences, when the whole does not
+    read and each does on its own; else the sentence as it is."""
+    if _reads_alone(sentence, _antecedent(before, code), rules, code):
+        return [sentence]
+    for m in _BREAK.finditer(sentence):
+        head, tail = sentence[: m.start()].strip(), sentence[m.end() :].strip()
+        if (
+            line_section(head) is not None
+            and line_section(tail) is not None
+            and _refers_back(tail)
+            and _reads_alone(head, _antecedent(before, code), rules, code)
+            and _reads_alone(tail, _antecedent(f"{before} {head}.", code), rules, code)
+        ):
+            return [f"{head.rstrip(' ,;:.')}.", tail]
+    return [sentence]
 
 
 def _without_consequence(clause: str) -> str:
@@ -393,7 +435,7 @@ def _apart(text: str, rules: str, code: str) -> str:
     for sentence in sentences(text):
         found = _told_apart(sentence, " ".join(out), rules, code)
         if found is None:
-            out.append(sentence)
+            out += _asked_twice(sentence, " ".join(out), rules, code)
             continue
         said, asked = found
         pair = [f"{said.rstrip(' ,;:.')}.", f"{asked.rstrip(' ,;:.')}."]
@@ -418,7 +460,7 @@ def read_request(message: str, rules: str = "") -> ReadRequest:
     for first in compile_rules_text(f"{_defined_in(rules)}{text}\n"):
         before = text[: max(0, text.find(first.rule.text))]
         if antecedent is None:
-            antecedent = _antecedent(before)
+            antecedent = _antecedent(before, code)
         rule = _with_antecedent(first, antecedent, code)
         antecedent = _named(rule) or antecedent
         said = rule.rule.text

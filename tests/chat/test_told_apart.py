@@ -120,3 +120,19 @@ async def test_the_answer_names_what_was_set_aside_and_the_file_uses_its_definit
     assert "turno" not in written
     reading = [r for r in compile_rules_text(written) if "noche" in r.rule.text]
     assert [r.understood for r in reading] == [True]
+
+
+def test_two_instructions_about_one_person_are_two_lines() -> None:
+    request = read_request("Frau Keller vom Vermieter ist wichtig, ihre Mails bitte immer melden.")
+    assert request.unread == ()
+    assert [s for s, _, _ in request.read] == [ALWAYS, ALWAYS]
+
+
+def test_a_german_article_said_as_a_pronoun_stands_for_the_person() -> None:
+    request = read_request(
+        "Jens Albrecht schreibt mir ständig wegen seiner Angebote. Ich will keine "
+        "Benachrichtigungen mehr, wenn der schreibt."
+    )
+    assert [(s, r) for s, _, r in request.read] == [
+        (NEVER, "Nie benachrichtigen: von Jens Albrecht")
+    ]

@@ -114,9 +114,14 @@ async def test_the_next_check_uses_the_saved_rules(engine, workspace):
 
 async def test_the_preview_reproduces_what_tic_decided_and_changes_nothing(engine, workspace):
     workspace.rules_file.write_text(RULES, encoding="utf-8")
-    engine.ingest([make_event(), make_event(**NEWSLETTER), make_event(**PROMO)])
+    at = [{"time": f"2026-11-10T08:0{n}:00+00:00"} for n in range(4)]  # the order is known
+    engine.ingest(
+        [make_event(**at[0]), make_event(**NEWSLETTER, **at[1]), make_event(**PROMO, **at[2])]
+    )
     await engine.check_now(timeout=5)
-    engine.ingest([make_event(sender={"name": "Anna Berg", "address": "anna@example.org"})])
+    engine.ingest(
+        [make_event(sender={"name": "Anna Berg", "address": "anna@example.org"}, **at[3])]
+    )
     before = snapshot()
 
     preview = await engine.preview_rules(RULES)

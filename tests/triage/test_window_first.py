@@ -145,3 +145,27 @@ def test_a_role_that_is_no_person_defines_nothing() -> None:
         "- Only notify me about the newsletter if it mentions me\n"
     )
     assert rules[1].rule.reading == ""
+
+
+@pytest.mark.parametrize(
+    ("line", "chat"),
+    [
+        ("Always notify me about the family group (Casa Ortiz)", "Casa Ortiz"),
+        ("Avísame siempre del grupo de la familia (Los Ortiz)", "Los Ortiz"),
+        ("Never notify me about the school group (Year 4 Parents)", "Year 4 Parents"),
+    ],
+)
+def test_a_group_named_in_an_aside_is_that_chat(line: str, chat: str) -> None:
+    rule = _one(line)
+    assert rule.understood
+    assert rule.scope.chats == (chat,)
+
+
+@pytest.mark.parametrize(
+    "line", ["Never notify me about the family group", "mute the friends group"]
+)
+def test_a_group_said_by_who_is_in_it_is_flagged_not_every_group(line: str) -> None:
+    """ "the family group" is one chat the line does not name: read as "every group message
+    from a person" it would silence every group."""
+    rule = _one(line)
+    assert not rule.understood

@@ -91,6 +91,7 @@ PHRASE_KEYS = {
         "pronouns",
         "possessives_before",
         "possessives_after",
+        "article_pronouns",
         "from",
         "titles",
         "me",
@@ -128,7 +129,9 @@ PHRASE_KEYS = {
     "calendar": ("asks", "next_event"),
     "removal": ("asks",),
 }
-OPTIONAL_KEYS = frozenset({"clauses.mentioning", "clauses.about_frames", "clauses.said_after"})
+OPTIONAL_KEYS = frozenset(
+    {"clauses.mentioning", "clauses.about_frames", "clauses.said_after", "words.article_pronouns"}
+)
 """Constructions a language may not have: a frame around the topic or a verb after a quoted
 word ("wenn es um X geht", "wenn „dringend“ drinsteht") where the verb comes last, a verb
 before it ("mentioning X") where it does not."""

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 
 from engine.triage.classifier.text import fold, fold_with_map
-from engine.triage.language import phrase_pattern
+from engine.triage.language import phrase_pattern, phrases
 
 LABEL = re.compile(r"^\s*([^:()]{1,60}?)\s*:\s+(\S.*)$")
 
@@ -123,7 +123,10 @@ def split_label(text: str) -> tuple[str, str]:
     return m.group(1).strip(), m.group(2).strip()
 
 
-ABBREVIATION = re.compile(r"\b(?:Dr|Dra|Mr|Mrs|Ms|St|Sr|Sra|Prof|e\.g|i\.e|etc)$")
+ABBREVIATION = re.compile(
+    rf"\b(?:St|e\.g|i\.e|etc|{'|'.join(re.escape(t) for t in phrases('words.titles'))})$", re.I
+)
+"""A word whose full stop ends no sentence: a title before a name ("dott. Ferrante")."""
 
 
 def sentences(text: str, *, semicolons: bool = True) -> list[str]:

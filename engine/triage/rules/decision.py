@@ -332,17 +332,23 @@ def _ending(line: _Line) -> str | None:
 
 
 def _opening(line: _Line) -> str | None:
-    """ "I want to know about …", "Spare me …"."""
-    for pattern, lead in (
-        (START_NEVER, "never notify me about"),
-        (START_NOTIFY, "notify me about"),
-    ):
-        m = pattern.match(line.low)
-        if m and m.end() < len(line.low):
-            return f"{lead} {line.after(m)}"
-    return None
+    """ "I want to know about …", "Spare me …": the longer opening wins, so "no quiero
+    perderme nada de …" is not read as "no quiero …"."""
+    found = [
+        (m, lead)
+        for pattern, lead in (
+            (START_NEVER, "never notify me about"),
+            (START_NOTIFY, "notify me about"),
+        )
+        if (m := pattern.match(line.low)) and m.end() < len(line.low)
+    ]
+    if not found:
+        return None
+    m, lead = max(found, key=lambda f: f[0].end())
+    return f"{lead} {line.after(m)}"
 
 
+QUOTED_NAME = re.compile(r"[\"“”„«»'‘’][^\"“”„«»'‘’]{1,80}[\"“”„«»'‘’]")
 INSIDE_NOTIFY = re.compile(rf"(?<=[\s,:])(?:{phrase_pattern('predicates.notify_start')})\s+")
 INSIDE_NEVER = re.compile(rf"(?<=[\s,:])(?:{phrase_pattern('predicates.never_start')})\s+")
 _NEGATED = re.compile(rf"\b{_NEGATION}\s*$")
@@ -358,7 +364,8 @@ def _inside(line: _Line) -> str | None:
     ):
         for m in pattern.finditer(line.low):
             before = line.before(m)
-            if not before or len(before.split()) > 4 or not _names_something(before):
+            said = QUOTED_NAME.sub("x", before)  # a name in quotes is one thing said
+            if not before or len(said.split()) > 4 or not _names_something(before):
                 continue  # what comes before is what it is about, not a clause of its own
             after = line.after(m)
             if lead.startswith("notify") and _NEGATED.search(line.low[: m.start()]):

@@ -935,6 +935,12 @@ GROUP_AFTER = re.compile(
     re.I,
 )
 """A chat named after the word for a group: "el grupo Familia Ruiz", "le groupe Parents CM1"."""
+GROUP_ASIDE = re.compile(
+    rf"(?i:\b{GROUP_WORD}\b)[^().;:]{{0,40}}?"
+    rf"\(\s*({_NAME_WORD}(?:\s+(?:{_NAME_JOIN}\s+)?{_NAME_WORD})*)\s*\)"
+)
+"""A chat named in an aside after the word for a group: "the family group (Familia Ruiz)",
+"el grupo de la familia (Familia Ruiz)"."""
 
 
 def named_chat(text: str) -> Extracted:
@@ -947,6 +953,15 @@ def named_chat(text: str) -> Extracted:
                 continue
             return Match(chats=(name,)), text.replace(name, " ")
     return Match(), text
+
+
+def chat_aside(text: str) -> Extracted:
+    """ "the family group (Familia Ruiz)": the aside after the word for a group is the chat's
+    name, read before asides are set apart."""
+    m = GROUP_ASIDE.search(text)
+    if m is None or _group_word_alone(m.group(1)):
+        return Match(), text
+    return Match(chats=(m.group(1).strip(),)), text[: m.start(1) - 1] + " " + text[m.end() :]
 
 
 def _group_word_alone(name: str) -> bool:
@@ -1474,6 +1489,7 @@ def parse_fragment(
     found, text = Match(), whole
     for literal in (quoted, recipients, addresses, phones, domains):
         found, text = _step(found, literal(text))
+    found, text = _step(found, chat_aside(text))
     notes, text = asides(text)
     found, text = _step(found, far_ahead(text))
     found, text = _step(found, amount_limit(text))
@@ -1503,8 +1519,30 @@ def parse_fragment(
         # "anything from ARIC about my grants": ARIC writes in Italian; the sender says enough
         found = replace(found, topic_language=language(whole))
     left = _without_described(text, whole)
-    found = replace(found, unread=unread_words(left, found))
+    found = replace(found, unread=unread_words(left, found) + _group_described(whole, found))
     return settle(found, low)
+
+
+_GROUP_OF = re.compile(
+    rf"\b(?P<before>[\w'-]+)\s+(?:whatsapp\s+)?{GROUP_WORD}\b"
+    rf"|\b{GROUP_WORD}\s+(?:(?:de|of|des|der|di|do|da|du|del|dei|della)\s+)?"
+    r"(?:(?:the|la|los|las|le|les|l'|il|o|os|a|as|die|den)\s+)?(?P<after>[\w'-]+)",
+    re.I,
+)
+
+
+def _group_described(whole: str, found: Match) -> tuple[str, ...]:
+    """A word for people that says which group, not who sends ("the family group", "el
+    grupo de la familia"): with no chat named, it is left unread, so the line is flagged
+    rather than read as every group message from a person."""
+    if found.chats:
+        return ()
+    out = []
+    for m in _GROUP_OF.finditer(fold(whole)):
+        word = m.group("before") or m.group("after")
+        if word and is_kind_word(word, fold) and fold(word) not in FUNCTION_WORDS:
+            out.append(word)
+    return tuple(dict.fromkeys(out))
 
 
 NAMED_ASIDE = re.compile(r"((?:[^\W\d][\w'’-]*\s+){1,3})\(([^()]*)\)")
