@@ -106,7 +106,10 @@ def _resolved(sentence: str, antecedent: str) -> str:
     m = _pronoun().search(folded)
     if m is None:
         return sentence
-    return sentence[: where[m.start()]] + antecedent + sentence[where[m.end() - 1] + 1 :]
+    after = sentence[where[m.end() - 1] + 1 :]
+    if re.search(GROUP_WORD, antecedent, re.I):  # "desse grupo" → "grupo 'Obra'", once
+        after = re.sub(rf"^\s*{GROUP_WORD}\b", "", after, flags=re.I)
+    return sentence[: where[m.start()]] + antecedent + after
 
 
 def _why(line: LineExplanation) -> str:
@@ -152,6 +155,10 @@ def _antecedent(before: str, code: str = "en") -> str | None:
     german = code == "de" or is_german(last)  # its nouns are capitalised, not names
     found = parse_fragment(last, german=german)
     who = {_without_role(n) for n in (*found.names, *found.chats)}
+    first = last.split()[0] if last.split() else ""
+    listed = re.match(rf"{re.escape(first)}\s*(?:,|\s(?:{_LIST_WORDS}))\s+[A-ZÀ-Þ]", last)
+    if len(who) > 1 and first in who and not listed:
+        who.discard(first)  # "Comprei um tapete na Casa Bonita Decor": a verb, capitalised
     if len(who) == 1:
         one = who.pop()
         return _as_chat(last, one) if one in found.chats else one
@@ -172,6 +179,21 @@ def _german_names(text: str) -> list[str]:
     and a first name with a surname ("Jens Albrecht schreibt … wegen seiner Angebote")."""
     found = list(parse_fragment(text, german=True).names)
     return found + [n for n in name_list(text) if len(n.split()) >= 2 and n not in found]
+
+
+_LIST_WORDS = "and|or|y|o|e|und|oder|et|ou|en|of"
+"""Words that join names in a list ("Ana and Bea"): a first word joined so is a name."""
+
+
+def _chat_before(before: str) -> str | None:
+    """The one chat the sentence before names, for a sentence that says "that group"
+    ("… só fala pelo grupo 'Obra'. Me avisa de toda mensagem desse grupo")."""
+    said = sentences(before.strip())
+    if not said:
+        return None
+    last = said[-1].strip(" .!")
+    chats = parse_fragment(last).chats
+    return _as_chat(last, chats[0]) if len(chats) == 1 else None
 
 
 def _as_chat(text: str, chat: str) -> str:
@@ -461,7 +483,8 @@ def read_request(message: str, rules: str = "") -> ReadRequest:
         before = text[: max(0, text.find(first.rule.text))]
         if antecedent is None:
             antecedent = _antecedent(before, code)
-        rule = _with_antecedent(first, antecedent, code)
+        chat = _chat_before(before) if re.search(GROUP_WORD, first.rule.text, re.I) else None
+        rule = _with_antecedent(first, chat or antecedent, code)
         antecedent = _named(rule) or antecedent
         said = rule.rule.text
         section = rule.rule.section or CUSTOM

@@ -136,3 +136,31 @@ def test_a_german_article_said_as_a_pronoun_stands_for_the_person() -> None:
     assert [(s, r) for s, _, r in request.read] == [
         (NEVER, "Nie benachrichtigen: von Jens Albrecht")
     ]
+
+
+@pytest.mark.parametrize(
+    ("said", "section", "reading"),
+    [
+        (
+            "Comprei uma cadeira na Loja Pinho Claro e agora eles não param de me mandar coisa. "
+            "Não quero mais ser avisada de nada deles.",
+            NEVER,
+            "Nunca avisar: qualquer coisa de Loja Pinho Claro",
+        ),
+        (
+            "A obra só se combina pelo grupo 'Reforma Rua Sete'. Me avisa de toda mensagem "
+            "desse grupo.",
+            ALWAYS,
+            "Avisar sempre: mensagens do WhatsApp na conversa “Reforma Rua Sete”",
+        ),
+        (
+            "Coupe-moi tout ce qui vient d'Etsy.",
+            NEVER,
+            "Ne jamais prévenir : tous les messages envoyés par Etsy",
+        ),
+    ],
+)
+def test_who_a_word_stands_for_is_found_before_it(said: str, section: str, reading: str) -> None:
+    request = read_request(said)
+    assert request.unread == ()
+    assert [(s, r) for s, _, r in request.read] == [(section, reading)]

@@ -169,3 +169,16 @@ def test_a_group_said_by_who_is_in_it_is_flagged_not_every_group(line: str) -> N
     from a person" it would silence every group."""
     rule = _one(line)
     assert not rule.understood
+
+
+@pytest.mark.parametrize(
+    ("line", "topic"),
+    [
+        ("notify me about Mr Alves only if about the rent", "rent"),
+        ("Senhorio (Sr. Alves): só se for sobre a renda", "renda"),
+    ],
+)
+def test_a_condition_about_something_is_its_topic(line: str, topic: str) -> None:
+    rule = _one(line)
+    assert rule.understood
+    assert topic in rule.condition.topics

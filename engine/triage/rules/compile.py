@@ -37,7 +37,7 @@ from typing import Any, Literal
 from engine.events import Event
 from engine.tasks import one_line
 from engine.triage.classifier import Classification, fold, words
-from engine.triage.language import DATA_KINDS, function_words, identity_words
+from engine.triage.language import DATA_KINDS, function_words, identity_words, phrase_pattern
 from engine.triage.rules.clauses import Parts, sentences, take_apart
 from engine.triage.rules.decision import Decision, read_decision
 from engine.triage.rules.extract import (
@@ -160,14 +160,25 @@ _IF = (
 _ABOUT = r"(?:about|of|for|when|if|de|del|sobre|von|uber|bei|sur|des|du|do|da|di|su|dei)"
 
 
-def _drop_verbs(text: str) -> str:
+def _drop_verbs(text: str, *, condition: bool = False) -> str:
+    """A scope or a condition without the words that only say to notify ("notify me about
+    …"); in a ``condition`` a word for "about" says what the message is about, and stays
+    ("only if about the rent")."""
     low = fold_keep(text).lower()
     m = re.match(
         rf"^\s*(?:for\s+)?(?:always\s+|never\s+|please\s+|{_ONLY}\s+)?(?:{_ONLY_VERB}\b)?\s*"
-        rf"(?:{_ABOUT}\b)?\s*",
+        rf"(?P<about>{_ABOUT}\b)?\s*",
         low,
     )
-    return " " + text[m.end() :] if m else text
+    if m is None:
+        return text
+    end = m.end()
+    if condition and m.group("about") and _TOPIC_ABOUT.fullmatch(fold(m.group("about"))):
+        end = m.start("about")
+    return " " + text[end:]
+
+
+_TOPIC_ABOUT = re.compile(phrase_pattern("clauses.about"))
 
 
 def _condition(text: str, style: Style | None = None) -> tuple[Match, Match]:
@@ -727,7 +738,7 @@ def _custom_rule(rule: Rule, text: str) -> CompiledRule:
     scope = parse_fragment(
         _drop_verbs(_NEGATIVE.sub(" ", scope_text)), german=style.german, casual=style.casual
     )
-    condition, negated = _condition(_drop_verbs(cond_text), style)
+    condition, negated = _condition(_drop_verbs(cond_text, condition=True), style)
     if cond_window is not None:
         condition = replace(condition, within=cond_window)
     if exclusion:
