@@ -362,6 +362,21 @@ def _reads_alone(clause: str, antecedent: str | None, rules: str, code: str) -> 
     return rule.understood and not _vague(rule) and not _pronoun_named(rule)
 
 
+def _asks_alone(clause: str, antecedent: str | None, rules: str, code: str) -> bool:
+    """A part of a sentence that reads in full as an instruction of its own: it says what it
+    is about itself ("only if there is something to pay" does not: what it is about is in
+    the other part), and a pronoun in it stands for something named."""
+    if antecedent is None and _refers_back(clause):
+        return False  # "… quand ils arrivent": who they are is in the other part
+    found = compile_rules_text(f"{_defined_in(rules)}{clause}\n")
+    if len(found) != 1:
+        return False
+    rule = _with_antecedent(found[0], antecedent, code)
+    if not replace(rule.scope, anything=False).says_something:
+        return False
+    return rule.understood and not _vague(rule) and not _pronoun_named(rule)
+
+
 def _told_apart(sentence: str, before: str, rules: str, code: str) -> tuple[str, str] | None:
     """A sentence that tells something and asks something, as (what it tells, what it asks):
     "Ho mollato il fantacalcio, del gruppo 'Fantalega dei Pirati' non mi interessa più
@@ -385,14 +400,14 @@ def _told_apart(sentence: str, before: str, rules: str, code: str) -> tuple[str,
             _is_talk(head)
             and carried
             and line_section(asked) is not None
-            and _reads_alone(asked, _antecedent(f"{before} {head}.", code), rules, code)
+            and _asks_alone(asked, _antecedent(f"{before} {head}.", code), rules, code)
         ):
             return head, asked
         if (
             _is_talk(tail)
             and not _names(tail)
             and line_section(head) is not None
-            and _reads_alone(head, _antecedent(before, code), rules, code)
+            and _asks_alone(head, _antecedent(before, code), rules, code)
         ):
             return tail, head
     return None
@@ -445,9 +460,25 @@ def _refers_back(clause: str) -> bool:
 
 
 def _is_talk(clause: str) -> bool:
+    """A clause that may be what the user tells: two words at least, no decision, no
+    condition, and not a phrase that says what a rule is about ("Qualsiasi cambio sul volo",
+    "Tout ce qui …": it opens with a word for any or every)."""
     low = fold_with_map(clause)[0]
     words_said = re.findall(r"\w+", low)
-    return len(words_said) >= 2 and line_section(clause) is None and not _conditional().search(low)
+    return (
+        len(words_said) >= 2
+        and line_section(clause) is None
+        and not _conditional().search(low)
+        and not _every().match(low)
+    )
+
+
+@cache
+def _every() -> re.Pattern[str]:
+    return re.compile(
+        rf"^\s*(?:{phrase_pattern('definitions.articles')}\s+)?"
+        rf"(?:{phrase_pattern('words.every')}|{phrase_pattern('words.anything')})"
+    )
 
 
 def _apart(text: str, rules: str, code: str) -> str:

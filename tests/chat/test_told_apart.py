@@ -164,3 +164,18 @@ def test_who_a_word_stands_for_is_found_before_it(said: str, section: str, readi
     request = read_request(said)
     assert request.unread == ()
     assert [(s, r) for s, _, r in request.read] == [(section, reading)]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # the part before says what the rule is about: dropping it would widen the rule
+        "Per le email dell'agenzia Rossi: avvisami solo se c'è qualcosa da firmare.",
+        "Qualsiasi cambio sul treno – orario, binario, cancellazione – dimmelo sempre.",
+        # who "ils" are is in the part before, which names nothing the reader knows
+        "Les analyses du cabinet, je veux être prévenu quand elles arrivent.",
+    ],
+)
+def test_a_part_that_says_what_the_rule_is_about_is_never_set_aside(said: str) -> None:
+    request = read_request(said)
+    assert request.read == ()

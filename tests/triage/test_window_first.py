@@ -182,3 +182,16 @@ def test_a_condition_about_something_is_its_topic(line: str, topic: str) -> None
     rule = _one(line)
     assert rule.understood
     assert topic in rule.condition.topics
+
+
+@pytest.mark.parametrize(
+    ("line", "reading"),
+    [
+        ("je veux être prévenu tout de suite quand Léa écrit", "Always notify: from Léa"),
+        ("avvisami subito se scrive Anna", "Always notify: from Anna"),
+    ],
+)
+def test_words_for_right_away_inside_a_line_change_nothing(line: str, reading: str) -> None:
+    rule = _one(line)
+    assert rule.understood
+    assert explain_rule(rule).reading == reading

@@ -97,6 +97,7 @@ PHRASE_KEYS = {
         "me",
         "or",
         "anything",
+        "every",
         "indefinite",
     ),
     "amounts": ("over", "under", "words", "currencies"),

@@ -407,13 +407,20 @@ _COURTESY = re.compile(
 nothing and qualifies nothing."""
 
 
+_FILLER = re.compile(
+    rf"\s*,?\s+{phrase_pattern('predicates.intensifiers')}(?=[\s,.!;:]|$)|{_COURTESY.pattern}"
+)
+"""A courtesy, or words that say how soon and change nothing ("je veux être prévenu tout de
+suite quand …", "avvisami subito se …"), inside a line."""
+
+
 def without_courtesies(text: str) -> str:
-    """The line without its courtesies, the rest as written."""
+    """The line without its courtesies and its words for "right away", the rest as written."""
     low, _ = fold_with_map(text)
     if len(low) != len(text):
         return text
     out, last = [], 0
-    for m in _COURTESY.finditer(low):
+    for m in _FILLER.finditer(low):
         out.append(text[last : m.start()])
         last = m.end()
     out.append(text[last:])
