@@ -19,14 +19,20 @@ from functools import cache
 from engine.chat.replies import words as reply_words
 from engine.chat.said_in import language_of
 from engine.triage.classifier.text import fold_with_map
-from engine.triage.language import function_words, identity_words, phrase_pattern, phrases
+from engine.triage.language import function_words, phrase_pattern, phrases
 from engine.triage.language import language as language_data
 from engine.triage.rules.clauses import sentences
 from engine.triage.rules.compile import CompiledRule, compile_rules_text
 from engine.triage.rules.decision import CONDITIONAL, ONLY_IF, RESTRICTIVE, line_section
 from engine.triage.rules.edit import SECTION_TITLES
 from engine.triage.rules.explain import LineExplanation, explain_rule
-from engine.triage.rules.extract import GROUP_WORD, introduced_names, kind_words, parse_fragment
+from engine.triage.rules.extract import (
+    GROUP_WORD,
+    introduced_names,
+    kind_words,
+    parse_fragment,
+    without_role,
+)
 from engine.triage.rules.names import is_german, name_list
 from engine.triage.rules.parse import CUSTOM, parse_rules
 
@@ -154,7 +160,7 @@ def _antecedent(before: str, code: str = "en") -> str | None:
     last = said[-1].strip(" .!")
     german = code == "de" or is_german(last)  # its nouns are capitalised, not names
     found = parse_fragment(last, german=german)
-    who = {_without_role(n) for n in (*found.names, *found.chats)}
+    who = {without_role(n) for n in (*found.names, *found.chats)}
     first = last.split()[0] if last.split() else ""
     listed = re.match(rf"{re.escape(first)}\s*(?:,|\s(?:{_LIST_WORDS}))\s+[A-ZÀ-Þ]", last)
     if len(who) > 1 and first in who and not listed:
@@ -169,7 +175,7 @@ def _antecedent(before: str, code: str = "en") -> str | None:
     people = _german_names(before) if german else name_list(before)
     named = {n for n in people if not any(n in k for k in kinds)}
     if len(named) == 1 and not who:
-        return _without_role(named.pop())
+        return without_role(named.pop())
     spans = _kind_phrases(last)
     return _readable_from(last, spans[0]) if len(spans) == 1 and not who and not named else None
 
@@ -228,19 +234,6 @@ def _readable_from(text: str, kind: str) -> str:
         if rule and rule[0].understood and not _vague(rule[0]):
             best = candidate
     return best
-
-
-def _without_role(name: str) -> str:
-    """A name without the words for who the person is before it ("Tochter Lena" → "Lena"):
-    the message says the name, not the role."""
-    written = name.split()
-    titles = set(phrases("words.titles"))  # "Mr Okafor" is how the name is said
-    while len(written) > 1:
-        first = fold_with_map(written[0].rstrip("."))[0]
-        if first in titles or first not in identity_words():
-            break
-        written.pop(0)
-    return " ".join(written)
 
 
 def _kind_phrases(text: str) -> list[str]:

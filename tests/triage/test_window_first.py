@@ -195,3 +195,21 @@ def test_words_for_right_away_inside_a_line_change_nothing(line: str, reading: s
     rule = _one(line)
     assert rule.understood
     assert explain_rule(rule).reading == reading
+
+
+@pytest.mark.parametrize(
+    ("line", "reading"),
+    [
+        # a name that is a function word elsewhere ("dan" is Dutch for "then")
+        ("Anything from Dan (my husband)", "Always notify: anything from Dan"),
+        ("Ma sœur Léa", "Always notify: from Léa"),  # "œ" is no word break
+        ("Mein Mann Jörg", "Always notify: from Jörg"),  # the role is no part of the name
+        ("Meine Tochter Lena", "Always notify: from Lena"),
+        ("Frau Okonkwo", "Always notify: from Frau Okonkwo"),  # a title is
+        ("Les publicités", "Always notify: marketing and promotions"),  # a plural
+    ],
+)
+def test_names_roles_and_plurals_as_people_write_them(line: str, reading: str) -> None:
+    (rule,) = compile_rules_text(f"## Always notify\n- {line}\n")
+    assert rule.understood, explain_rule(rule).problem
+    assert explain_rule(rule).reading == reading

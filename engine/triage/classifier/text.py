@@ -11,10 +11,14 @@ _WORD = re.compile(r"[a-z0-9]+")
 _GERMAN = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
 
 
+_LIGATURES = str.maketrans({"œ": "oe", "Œ": "oe", "æ": "ae", "Æ": "ae"})
+"""Letters no decomposition splits: "sœur" is matched as "soeur"."""
+
+
 @lru_cache(maxsize=8192)
 def fold(text: str | None) -> str:
     """Lower-case without accents, for matching: "Rücklastschrift" → "rucklastschrift"."""
-    decomposed = unicodedata.normalize("NFKD", text or "")
+    decomposed = unicodedata.normalize("NFKD", (text or "").translate(_LIGATURES))
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 
 

@@ -1512,6 +1512,8 @@ def parse_fragment(
         found,
         names(text, found, topic_phrase, german=german, introduced=introduced, casual=casual),
     )
+    if found.names:
+        found = replace(found, names=tuple(dict.fromkeys(without_role(n) for n in found.names)))
     quote = QUOTED.search(whole) is not None
     found = combine(found, topic_context(notes, found))
     found = combine(found, aside_names(notes, found, quoted=quote, casual=casual))
@@ -1615,6 +1617,20 @@ def unread_words(left: str, found: Match) -> tuple[str, ...]:
     if len(found.names) == 1:
         taken |= _PRONOUNS  # "what Valentina sends, even if she …": the one person named
     return tuple(dict.fromkeys(w for w in words(low) if w not in taken))
+
+
+def without_role(name: str) -> str:
+    """A name without the words for who the person is before it ("Mann Jörg", "Tochter
+    Lena" → "Jörg", "Lena", as German writes them with capitals): the message says the name,
+    not the role. A title stays ("Frau Okonkwo"): it is how the name is said."""
+    written = name.split()
+    titles = set(phrases("words.titles"))
+    while len(written) > 1:
+        first = fold(written[0].rstrip("."))
+        if first in titles or first not in identity_words() | ROLE_WORDS:
+            break
+        written.pop(0)
+    return " ".join(written)
 
 
 _JOIN_WORD = re.compile(

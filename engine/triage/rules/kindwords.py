@@ -26,8 +26,13 @@ class KindWord:
     role: Role
 
 
+_PLURAL = r"(?:s|es|en|n)?"
+"""A plural ending a phrase may take that its pattern does not spell ("publicités",
+"Warnungen")."""
+
+
 def _w(role: Role, kinds: str, *phrases: str) -> list[KindWord]:
-    rx = re.compile(r"(?<![\w-])(?:" + "|".join(phrases) + r")(?![\w])", re.I)
+    rx = re.compile(r"(?<![\w-])(?:" + "|".join(phrases) + rf"){_PLURAL}(?![\w])", re.I)
     return [KindWord(rx, frozenset(kinds.split()), role)]
 
 

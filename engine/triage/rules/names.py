@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from engine.triage.classifier import fold, words
-from engine.triage.language import function_words, phrases
+from engine.triage.language import function_words, identity_words, phrases
 from engine.triage.rules.kindwords import vocabulary
 from engine.triage.rules.vocab import DAY_ALIASES, MONTHS, SOURCE_WORDS, STOP
 
@@ -54,14 +54,20 @@ _MESSAGE_WORDS = frozenset(phrases("words.messages"))
 """Words for messages themselves, which open many lines capitalised: never a name."""
 
 
-def _is_name_token(token: str) -> bool:
+_BEFORE_A_NAME = {"from", "by", "de", "von", "vom", "da", "di", "du", "des", "do", "van", "dal"}
+"""Words after which a capitalised word is a name even if it is a function word of some
+language ("from Dan": "dan" is Dutch for "then")."""
+
+
+def _is_name_token(token: str, before: str = "") -> bool:
     core = token.strip(".'’-")
     low = fold(core)
     if low in COMPANY_WORDS and core[:1].isupper():
         return True
     if not core or low in STOP or low in VOCAB or low in MONTHS or low in _MESSAGE_WORDS:
         return False
-    if low in function_words() and not core.isupper():
+    after_from = fold(before) in _BEFORE_A_NAME or fold(before) in identity_words()
+    if low in function_words() and not core.isupper() and not (after_from and len(core) > 2):
         return False  # "Cuando escriba", "Wenn sie": a capital that starts a sentence
     if low in DAY_ALIASES or low.rstrip("s") in DAY_ALIASES:
         return False
@@ -81,8 +87,8 @@ def name_list(text: str) -> list[str]:
         tokens = re.findall(r"[\w'’.&-]+|&", chunk)
         current: list[str] = []
         pending: list[str] = []
-        for token in tokens:
-            if _is_name_token(token):
+        for i, token in enumerate(tokens):
+            if _is_name_token(token, tokens[i - 1] if i else ""):
                 current += [*pending, token]
                 pending = []
             elif current and fold(token) in _NAME_JOINERS:
