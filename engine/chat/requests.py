@@ -19,11 +19,17 @@ from functools import cache
 from engine.chat.replies import words as reply_words
 from engine.chat.said_in import language_of
 from engine.triage.classifier.text import fold_with_map
-from engine.triage.language import function_words, phrase_pattern, phrases
+from engine.triage.language import function_words, identity_words, phrase_pattern, phrases
 from engine.triage.language import language as language_data
 from engine.triage.rules.clauses import sentences
 from engine.triage.rules.compile import CompiledRule, compile_rules_text
-from engine.triage.rules.decision import CONDITIONAL, ONLY_IF, RESTRICTIVE, line_section
+from engine.triage.rules.decision import (
+    CONDITIONAL,
+    ONLY_IF,
+    RESTRICTIVE,
+    START_NEVER,
+    line_section,
+)
 from engine.triage.rules.edit import SECTION_TITLES
 from engine.triage.rules.explain import LineExplanation, explain_rule
 from engine.triage.rules.extract import (
@@ -165,6 +171,9 @@ def _antecedent(before: str, code: str = "en") -> str | None:
     listed = re.match(rf"{re.escape(first)}\s*(?:,|\s(?:{_LIST_WORDS}))\s+[A-ZÀ-Þ]", last)
     if len(who) > 1 and first in who and not listed:
         who.discard(first)  # "Comprei um tapete na Casa Bonita Decor": a verb, capitalised
+    roled = {n for n in who if _said_with_role(n, last)}
+    if len(who) > 1 and len(roled) == 1:
+        who = roled  # "Mio figlio Matteo è in gita a Roma": the one said with who he is
     if len(who) == 1:
         one = who.pop()
         return _as_chat(last, one) if one in found.chats else one
@@ -178,6 +187,15 @@ def _antecedent(before: str, code: str = "en") -> str | None:
         return without_role(named.pop())
     spans = _kind_phrases(last)
     return _readable_from(last, spans[0]) if len(spans) == 1 and not who and not named else None
+
+
+def _said_with_role(name: str, text: str) -> bool:
+    """``name`` comes right after a word for who the person is ("figlio Matteo")."""
+    low = fold_with_map(text)[0]
+    for m in re.finditer(rf"([a-z]+)\s+{re.escape(fold_with_map(name)[0])}\b", low):
+        if m.group(1) in identity_words():
+            return True
+    return False
 
 
 def _german_names(text: str) -> list[str]:
@@ -493,8 +511,9 @@ def read_request(message: str, rules: str = "") -> ReadRequest:
     """The instructions in ``message`` as the rules reader reads them (none when it states
     no decision at all: a question, thanks, a reminder), with the definitions of the user's
     rules file ``rules``."""
-    if "?" in message and _asking().match(fold_with_map(message.strip())[0]):
-        message = message.replace("?", ".")  # "Can you mute the school group?" asks for it
+    folded = fold_with_map(message.strip())[0]
+    if "?" in message and (_asking().match(folded) or START_NEVER.match(folded)):
+        message = message.replace("?", ".")  # "Can you mute …?", "Silencia o grupo …?" ask it
     text = _tidy(message)
     code = language_of(message)
     if not text or "?" in text or len(text) > 600:

@@ -179,3 +179,15 @@ def test_who_a_word_stands_for_is_found_before_it(said: str, section: str, readi
 def test_a_part_that_says_what_the_rule_is_about_is_never_set_aside(said: str) -> None:
     request = read_request(said)
     assert request.read == ()
+
+
+def test_a_question_that_is_an_order_is_read_as_one() -> None:
+    request = read_request("Silencia o grupo 'Vizinhos do 3º' pra mim? É só corrente o dia todo.")
+    assert [s for s, _, _ in request.read] == [NEVER]
+
+
+def test_the_person_said_with_who_they_are_is_the_one_a_possessive_stands_for() -> None:
+    request = read_request(
+        "Mia figlia Irene è in gita a Firenze con la classe: qualsiasi messaggio suo, avvisami."
+    )
+    assert [(s, r) for s, _, r in request.read] == [(ALWAYS, "Avvisa sempre: da Irene")]

@@ -213,3 +213,13 @@ def test_names_roles_and_plurals_as_people_write_them(line: str, reading: str) -
     (rule,) = compile_rules_text(f"## Always notify\n- {line}\n")
     assert rule.understood, explain_rule(rule).problem
     assert explain_rule(rule).reading == reading
+
+
+def test_a_widening_that_names_another_sender_is_read_with_the_line() -> None:
+    """ "…, auch diese ELSTER-Benachrichtigungen" was swallowed: the line read as the tax
+    office alone, and ELSTER's mail was not covered."""
+    rule = _one("Alles vom Finanzamt bitte sofort melden, auch diese ELSTER-Benachrichtigungen.")
+    assert rule.understood
+    assert explain_rule(rule).reading == "Always notify: anything from Finanzamt or ELSTER"
+    small = _one("Anything from Kestrel Bank is important, even the small ones")
+    assert explain_rule(small).reading == "Always notify: anything from Kestrel Bank"

@@ -98,10 +98,14 @@ _EXCEPT = (
     r"tranne(?: quando| se)?|a meno che|ma solo (?:se|quando)|solo se)"
 )
 _TAIL = rf"(?:(?:[\s,;]|\s[—–-]{{1,2}})+(?P<tail>{_EXCEPT}\b.*?))?"
-_WIDEN = (
-    r"(?:\s*,?\s*(?:(?:even|including|meme|aunque|incluso|auch|selbst|anche|perfino|mesmo|ate)\b"
-    rf"|{phrase_pattern('clauses.widening')})[^.;]*?)?"
+_WIDENING = (
+    r"(?:(?:even|including|meme|aunque|incluso|auch|selbst|anche|perfino|mesmo|ate)\b"
+    rf"|{phrase_pattern('clauses.widening')})"
 )
+_WIDEN = rf"(?:\s*,?\s*{_WIDENING}[^.;]*?)?"
+_WIDEN_SAID = rf"(?:\s*,?\s*{_WIDENING}(?P<widened>[^.;]*?))?"
+"""A widening after an Always: "…, auch diese ELSTER-Benachrichtigungen" may name a sender
+the line must then cover too."""
 _ONLY_WHEN = (
     r"(?:only|solo|solamente|unicamente|seulement|uniquement|nur|somente|apenas|soltanto|so|"
     r"alleen)\s+(?:if|when|si|quand|lorsque|cuando|wenn|falls|se|quando|als|wanneer)"
@@ -130,7 +134,7 @@ _YES = phrase_pattern("answers.notify")
 _MORE = r"(?:\s*,\s*(?P<more>[^.;:]+?))?"
 """What a line adds after its answer, read with the line ("…: nunca, ni ofertas ni envíos")."""
 ANSWER_NOTIFY = re.compile(
-    rf"\s*(?::|\s[—–-]{{1,2}})\s*(?:{_YES})(?:\s*,?\s*(?:{_YES}))*{_INTENSIFY}{_WIDEN}"
+    rf"\s*(?::|\s[—–-]{{1,2}})\s*(?:{_YES})(?:\s*,?\s*(?:{_YES}))*{_INTENSIFY}{_WIDEN_SAID}"
     rf"{_REASON}{_TAIL}{_MORE}{_END}"
 )
 ANSWER_NEVER = re.compile(
@@ -138,7 +142,7 @@ ANSWER_NEVER = re.compile(
     rf"{_MORE}{_END}"
 )
 END_NOTIFY = re.compile(
-    rf"[\s,:]+(?:{phrase_pattern('predicates.notify_end')}){_INTENSIFY}{_WIDEN}{_TAIL}{_END}"
+    rf"[\s,:]+(?:{phrase_pattern('predicates.notify_end')}){_INTENSIFY}{_WIDEN_SAID}{_TAIL}{_END}"
 )
 ONLY_WHEN = re.compile(
     rf"[\s,:]+(?:{phrase_pattern('predicates.notify_only_when')})\s+(?P<cond>.+?){_END}"
@@ -315,8 +319,30 @@ def _answer(line: _Line) -> str | None:
         m = pattern.search(line.low)
         if m and m.start() > 0:
             more = ", " + line.span(m, "more") if m.group("more") else ""
+            more += _widened(line, m)
             return f"{lead} {line.before(m)}{more}{_excepted(line.tail(m), lead)}"
     return None
+
+
+def _widened(line: _Line, m: re.Match[str]) -> str:
+    """What an Always line's widening adds when it names a sender of its own ("…, auch
+    diese ELSTER-Benachrichtigungen"): said as one more item of the line, so the reading
+    covers it or flags it. A widening that names none ("even the small ones", "including
+    newsletters" of that sender) stays with the line it widens."""
+    if "widened" not in m.re.groupindex or not m.group("widened"):
+        return ""
+    said = line.span(m, "widened").strip(" ,")
+    messages = "|".join(re.escape(w) for w in phrases("words.messages") if " " not in w)
+    said = re.sub(rf"-(?i:benachrichtigungen|mails?|{messages})\b", "", said)  # "ELSTER-Mails"
+    pointing = "|".join(re.escape(w) for w in phrases("words.pronouns"))
+    said = re.sub(rf"^(?i:{pointing})\s+", "", said)  # "diese ELSTER-…": which ones, no one
+    return f" and {said}" if _names_a_sender(said) else ""
+
+
+def _names_a_sender(text: str) -> bool:
+    from engine.triage.rules.names import name_list
+
+    return bool(name_list(text) or re.search(r"@|\.[a-z]{2,}\b", text))
 
 
 def _ending(line: _Line) -> str | None:
@@ -327,7 +353,8 @@ def _ending(line: _Line) -> str | None:
     ):
         m = pattern.search(line.low)
         if m and m.start() > 0 and not re.search(rf"\b{_NEGATION}$", line.low[: m.start()]):
-            return f"{lead} {line.before(m)}{_excepted(line.tail(m), lead)}"
+            said = f"{line.before(m)}{_widened(line, m)}"
+            return f"{lead} {said}{_excepted(line.tail(m), lead)}"
     return None
 
 

@@ -1337,7 +1337,7 @@ def _listed_beside(text: str, found: list[str]) -> list[str]:
             for m in re.finditer(pattern, text):
                 w = m.group(1)
                 low = fold(w)
-                known = STOP | VOCAB | ROLE_WORDS | function_words() | identity_words()
+                known = STOP | VOCAB | ROLE_WORDS | function_words() | identity_words() | _PRONOUNS
                 if low in known or low.rstrip("s") in known or is_kind_word(w, fold):
                     continue
                 if nearest(low) is not None:
