@@ -385,7 +385,33 @@ def _asks_alone(clause: str, antecedent: str | None, rules: str, code: str) -> b
     rule = _with_antecedent(found[0], antecedent, code)
     if not replace(rule.scope, anything=False).says_something:
         return False
+    if not _credibly_named(rule):
+        return False
     return rule.understood and not _vague(rule) and not _pronoun_named(rule)
+
+
+_SAID_BEFORE_A_NAME = (
+    r"from|by|de|del|von|vom|da|di|du|des|do|dal|about|sobre|mute|silence|silencia|silenciar|"
+    r"silenzia|stummschalten|schalte|ignore|ignora"
+)
+
+
+def _credibly_named(rule: CompiledRule) -> bool:
+    return all(_credible(n, rule.rule.text) for n in (*rule.scope.names, *rule.condition.names))
+
+
+def _credible(name: str, text: str) -> bool:
+    """A name a reading can rest on: written with a capital, or in lower case first or right
+    after a word that says who ("linkedin can wait", "de linkedin", "mute linkedin"), not
+    "tell me something nice"."""
+    if name[:1].isupper():
+        return True
+    low = fold_with_map(text)[0]
+    if low.lstrip(" \"'«“").startswith(fold_with_map(name)[0]):
+        return True  # "linkedin can wait": what the sentence is about, said first
+    return bool(
+        re.search(rf"\b(?:{_SAID_BEFORE_A_NAME})\s+{re.escape(fold_with_map(name)[0])}\b", low)
+    )
 
 
 def _told_apart(sentence: str, before: str, rules: str, code: str) -> tuple[str, str] | None:
@@ -537,7 +563,7 @@ def read_request(message: str, rules: str = "") -> ReadRequest:
                 unread.append((said, _why(line)))  # some of it is a rule
             elif _pronoun().search(fold_with_map(said)[0]):
                 unread.append((said, _vague_words(code)))  # "mute it": what it stands for
-        elif _vague(rule) or _pronoun_named(rule):
+        elif _vague(rule) or _pronoun_named(rule) or not _credibly_named(rule):
             unread.append((said, _vague_words(code)))
         else:
             read.append((section, said, line.reading))

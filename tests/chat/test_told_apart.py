@@ -191,3 +191,21 @@ def test_the_person_said_with_who_they_are_is_the_one_a_possessive_stands_for() 
         "Mia figlia Irene è in gita a Firenze con la classe: qualsiasi messaggio suo, avvisami."
     )
     assert [(s, r) for s, _, r in request.read] == [(ALWAYS, "Avvisa sempre: da Irene")]
+
+
+@pytest.mark.parametrize("said", ["tell me something nice", "tell me something nice, number 3"])
+def test_small_talk_in_lower_case_is_no_rule_about_a_sender(said: str) -> None:
+    """ "nice" in lower case, after "something", is nobody: it was read as "from nice"."""
+    assert read_request(said).read == ()
+
+
+@pytest.mark.parametrize(
+    ("said", "reading"),
+    [
+        ("linkedin can wait", "Never notify: from linkedin"),
+        ("mute linkedin", "Never notify: from linkedin"),
+        ("i dont want notifications from rappi", "Never notify: from rappi"),
+    ],
+)
+def test_a_name_in_lower_case_is_read_where_it_says_who(said: str, reading: str) -> None:
+    assert [r for _, _, r in read_request(said).read] == [reading]
