@@ -19,12 +19,17 @@ from functools import cache
 from engine.chat.replies import words as reply_words
 from engine.chat.said_in import language_of
 from engine.triage.classifier.text import fold_with_map
-from engine.triage.language import function_words, identity_words, phrase_pattern, phrases
+from engine.triage.language import (
+    function_words,
+    identity_words,
+    phrase_pattern,
+    phrase_regex,
+    phrases,
+)
 from engine.triage.language import language as language_data
 from engine.triage.rules.clauses import sentences
 from engine.triage.rules.compile import CompiledRule, compile_rules_text
 from engine.triage.rules.decision import (
-    CONDITIONAL,
     ONLY_IF,
     RESTRICTIVE,
     START_NEVER,
@@ -359,10 +364,13 @@ def _consequence() -> re.Pattern[str]:
 
 
 @cache
-def _conditional() -> re.Pattern[str]:
-    """Words that make a clause a condition or an exception ("wenn sie schreibt", "unless
-    …"): such a clause is part of the instruction, never context."""
-    return re.compile(rf"{RESTRICTIVE}|\b(?:{ONLY_IF})\b|\b(?:{CONDITIONAL})\b")
+def _conditional(code: str) -> re.Pattern[str]:
+    """Words that make a clause a condition or an exception in the message's language
+    ("wenn sie schreibt", "unless …"; Spanish "se" is no "if"): such a clause is part of the
+    instruction, never context."""
+    said = language_data(code).phrases["clauses.conditions"]
+    opens = "|".join(phrase_regex(w) for w in said)
+    return re.compile(rf"{RESTRICTIVE}|\b(?:{ONLY_IF})\b|(?<![\w'-])(?:{opens})(?![\w'-])")
 
 
 def _reads_alone(clause: str, antecedent: str | None, rules: str, code: str) -> bool:
@@ -434,14 +442,14 @@ def _told_apart(sentence: str, before: str, rules: str, code: str) -> tuple[str,
         asked = _without_consequence(tail)
         carried = not _names(head) or _refers_back(asked)
         if (
-            _is_talk(head)
+            _is_talk(head, code)
             and carried
             and line_section(asked) is not None
             and _asks_alone(asked, _antecedent(f"{before} {head}.", code), rules, code)
         ):
             return head, asked
         if (
-            _is_talk(tail)
+            _is_talk(tail, code)
             and not _names(tail)
             and line_section(head) is not None
             and _asks_alone(head, _antecedent(before, code), rules, code)
@@ -496,7 +504,7 @@ def _refers_back(clause: str) -> bool:
     return bool(_pronoun().search(low) or re.search(_POSSESSIVE_SAID, low))
 
 
-def _is_talk(clause: str) -> bool:
+def _is_talk(clause: str, code: str = "en") -> bool:
     """A clause that may be what the user tells: two words at least, no decision, no
     condition, and not a phrase that says what a rule is about ("Qualsiasi cambio sul volo",
     "Tout ce qui …": it opens with a word for any or every)."""
@@ -505,7 +513,7 @@ def _is_talk(clause: str) -> bool:
     return (
         len(words_said) >= 2
         and line_section(clause) is None
-        and not _conditional().search(low)
+        and not _conditional(code).search(low)
         and not _every().match(low)
     )
 

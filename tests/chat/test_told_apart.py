@@ -209,3 +209,14 @@ def test_small_talk_in_lower_case_is_no_rule_about_a_sender(said: str) -> None:
 )
 def test_a_name_in_lower_case_is_read_where_it_says_who(said: str, reading: str) -> None:
     assert [r for _, _, r in read_request(said).read] == [reading]
+
+
+def test_a_spanish_se_is_no_condition() -> None:
+    """ "que luego se me pasan los pagos" is the user's reason ("se" is "if" only in
+    Portuguese and Italian)."""
+    request = read_request(
+        "A partir de ahora, las facturas de más de 800 € me las notificas siempre, que luego "
+        "se me pasan los pagos."
+    )
+    assert [s for s, _, _ in request.read] == [ALWAYS]
+    assert request.talk == ("que luego se me pasan los pagos.",)

@@ -223,3 +223,12 @@ def test_a_widening_that_names_another_sender_is_read_with_the_line() -> None:
     assert explain_rule(rule).reading == "Always notify: anything from Finanzamt or ELSTER"
     small = _one("Anything from Kestrel Bank is important, even the small ones")
     assert explain_rule(small).reading == "Always notify: anything from Kestrel Bank"
+
+
+def test_a_german_common_noun_is_no_name() -> None:
+    """ "Diese automatischen Lesebestätigungen brauche ich nie" read as a Never line about a
+    sender called "Diese Lesebestätigungen"; the noun is now left unread and the line flagged."""
+    rule = _one("Diese automatischen Lesebestätigungen brauche ich nie, auch nicht von Kunden.")
+    assert rule.rule.section == NEVER
+    assert not rule.understood
+    assert rule.unread == ("Lesebestätigungen",)

@@ -78,6 +78,7 @@ PHRASE_KEYS = {
         "widening",
         "lead_ins",
         "consequences",
+        "conditions",
         "courtesies",
         "asking",
         "about",
@@ -92,6 +93,7 @@ PHRASE_KEYS = {
         "possessives_before",
         "possessives_after",
         "article_pronouns",
+        "noun_endings",
         "from",
         "titles",
         "me",
@@ -131,7 +133,13 @@ PHRASE_KEYS = {
     "removal": ("asks",),
 }
 OPTIONAL_KEYS = frozenset(
-    {"clauses.mentioning", "clauses.about_frames", "clauses.said_after", "words.article_pronouns"}
+    {
+        "clauses.mentioning",
+        "clauses.about_frames",
+        "clauses.said_after",
+        "words.article_pronouns",
+        "words.noun_endings",
+    }
 )
 """Constructions a language may not have: a frame around the topic or a verb after a quoted
 word ("wenn es um X geht", "wenn „dringend“ drinsteht") where the verb comes last, a verb

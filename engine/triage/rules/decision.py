@@ -39,10 +39,6 @@ RESTRICTIVE: Final = (
     r"uniquement|sauf|a moins que|somente|apenas|exceto|a nao ser que|tranne|eccetto|"
     r"a meno che)\b"
 )
-CONDITIONAL: Final = (
-    r"if|when|whenever|si|cuando|wenn|falls|sobald|quand|lorsque|des que|se|quando|als|wanneer"
-)
-"""Words that open a condition ("when she writes", "wenn sie schreibt")."""
 ONLY_IF: Final = (
     r"only (?:if|when)|solo (?:si|cuando)|nur wenn|seulement si|uniquement si|somente se|"
     r"apenas se|so se|solo se|alleen als|alleen wanneer"
@@ -170,7 +166,7 @@ _UNTIL = (
 _NO_LONGER = rf"(?:\s*,?\s*{phrase_pattern('predicates.no_longer')})?"
 """Words after a Never that say "from now on" ("… doesn't matter to me anymore")."""
 END_NEVER = re.compile(
-    rf"[\s,:]+(?:{phrase_pattern('predicates.never_end')}){_NO_LONGER}{_UNTIL}{_TAIL}{_END}"
+    rf"[\s,:]+(?:{phrase_pattern('predicates.never_end')}){_NO_LONGER}{_WIDEN}{_UNTIL}{_TAIL}{_END}"
 )
 _OPENING = rf"(?:(?:{phrase_pattern('clauses.lead_ins')})[\s,.:!]*)*"
 """Words a sentence may open with before its decision ("please", "bitte", "por favor")."""

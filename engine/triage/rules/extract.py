@@ -1254,6 +1254,7 @@ def names(
             for n in kept
             if n in who or BRAND.match(n) or " " in n or fold(n) in introduced or fold(n) == alone
         ]
+        kept = [n for n in kept if n in who or BRAND.match(n) or not _common_nouns(n)]
     if found.kinds:
         examples = tuple(_clean(n) for n in kept if n not in who)
         named = tuple(_clean(n) for n in kept if n in who)
@@ -1263,6 +1264,14 @@ def names(
         pattern = r"\s+".join(re.escape(t) for t in n.split())
         text = re.sub(rf"(?<![\w'’&-]){pattern}(?![\w'’&-])", " ", text)
     return Match(names=named, examples=examples), text
+
+
+def _common_nouns(name: str) -> bool:
+    """Every word of a "name" in a German line is a function word or ends as a common noun
+    does ("Diese Lesebestätigungen"): nobody's name."""
+    endings = tuple(phrases("words.noun_endings"))
+    said = [fold(w) for w in name.split()]
+    return bool(endings) and all(w in FUNCTION_WORDS or w.endswith(endings) for w in said)
 
 
 def _unknown(word: str) -> bool:
