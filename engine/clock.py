@@ -12,7 +12,7 @@ DAY_NAMES = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 
 # A time of day as people write it: "5", "17:30", "5pm", "5.30 p.m.", "17h30" (hour, minute,
 # am/pm are its groups; see ``clock_time``).
-CLOCK = r"(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.|h|uhr)?"
+CLOCK = r"(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.|h|uhr|uur)?"
 
 
 EARLIEST = datetime(2, 1, 1, tzinfo=UTC)

@@ -232,3 +232,19 @@ def test_a_german_common_noun_is_no_name() -> None:
     assert rule.rule.section == NEVER
     assert not rule.understood
     assert rule.unread == ("Lesebestätigungen",)
+
+
+@pytest.mark.parametrize(
+    ("line", "start", "end"),
+    [
+        ("Tussen 22:00 en 07:00 alleen melden als het van Femke is", time(22), time(7)),
+        ("Van 23 tot 6 uur alleen melden als het van Femke is", time(23), time(6)),
+        ("'s Nachts alleen melden als het van Femke is", time(22), time(7)),
+        ("Na 20:00 nieuwsbrieven niet melden", time(20), time(0)),
+    ],
+)
+def test_dutch_windows(line: str, start: time, end: time) -> None:
+    rule = _one(line)
+    assert rule.understood, explain_rule(rule).problem
+    assert rule.window is not None
+    assert (rule.window.start, rule.window.end) == (start, end)

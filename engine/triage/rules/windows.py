@@ -21,10 +21,11 @@ def fold_keep(text: str) -> str:
     return "".join(c if len(f := unicodedata.normalize("NFKD", c)) == 1 else f[0] for c in text)
 
 
-_AND = r"(?:and|to|until|till|y|a|und|bis|et|e|alle|-|–)"
+_AND = r"(?:and|to|until|till|y|a|und|bis|et|e|alle|en|tot|-|–)"
 _ART = r"(?:las\s+|les\s+|le\s+|den\s+|as\s+|os\s+|l')?"
 WINDOW = re.compile(
-    rf"\b(?:between|from|entre|zwischen|von|de|dalle|tra|dalle ore)\s+{_ART}{CLOCK}\s*{_AND}\s*"
+    rf"\b(?:between|from|entre|zwischen|von|de|dalle|tra|dalle ore|tussen|van)\s+{_ART}{CLOCK}"
+    rf"\s*{_AND}\s*"
     rf"{_ART}{CLOCK}"
     r"|\b(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|h)?\s*[-–]\s*(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|h)?"
     r"(?![\d%/.-])",
@@ -32,28 +33,28 @@ WINDOW = re.compile(
 )
 AFTER = re.compile(
     rf"\b(?:after|despues de|a partir de|nach|ab|apres|a partir d[ae]s?|"
-    rf"depois d[ae]s?|dopo|dalle|dalle ore)\s+{_ART}{CLOCK}"
+    rf"depois d[ae]s?|dopo|dalle|dalle ore|na|vanaf)\s+{_ART}{CLOCK}"
     r"(?!\s*(?:minutes|hours|days|minutos|horas|stunden|heures|ore))",
     re.I,
 )
 BEFORE = re.compile(
-    rf"\b(?:before|antes de|vor|avant|antes d[ae]s?|prima d[ei]l?l?e?)\s+{_ART}{CLOCK}"
+    rf"\b(?:before|antes de|vor|avant|antes d[ae]s?|prima d[ei]l?l?e?|voor)\s+{_ART}{CLOCK}"
     r"(?!\s*(?:minutes|hours|days|minutos|horas|stunden|heures|ore))",
     re.I,
 )
 NIGHT = re.compile(
     r"\b(at night|overnight|during the night|at nighttime|por la noche|de noche|nachts|"
-    r"la nuit|de nuit|a noite|de madrugada|di notte)\b",
+    r"la nuit|de nuit|a noite|de madrugada|di notte|'s nachts|in de nacht|'s avonds laat)\b",
     re.I,
 )
 WEEKEND = re.compile(
     r"\b(?:on\s+)?(?:the\s+)?(?:weekends?|fines? de semana|wochenenden?|week-ends?|"
-    r"fins? de semana|fine settimana)\b",
+    r"fins? de semana|fine settimana|in het weekend)\b",
     re.I,
 )
 WEEKDAYS = re.compile(
     r"\b(?:on\s+)?(?:weekdays|work ?days|working days|dias laborables|entre semana|werktags|"
-    r"wochentags|en semaine|jours ouvres|dias uteis|giorni feriali)\b",
+    r"wochentags|en semaine|jours ouvres|dias uteis|giorni feriali|doordeweeks|op werkdagen)\b",
     re.I,
 )
 
