@@ -195,13 +195,32 @@ def help_answer(*, builtin: bool = True) -> str:
     )
 
 
-def cannot_answer(*, builtin: bool = True) -> str:
-    """Anything else on a small model: said honestly, with the way out and what works."""
-    return (
-        f"I can't answer that reliably: I run on {_small_model(builtin)}, which can't be "
-        "trusted with open questions, drafting or small talk, so I won't guess. For those, "
-        f"choose a bigger model in {WAY_OUT}.\n\nWhat works here:\n{_what_works()}"
+WORKS = ("rules", "calendar", "reminder", "lookup", "digest")
+"""What the chat does in code, in the order it is offered (``works_<name>`` replies)."""
+
+
+def cannot_answer(*, builtin: bool = True, language: str = "en") -> str:
+    """Anything else on a small model: said honestly, in the question's ``language``, with
+    the way out and what works in that language (its examples are read by the chat)."""
+    said_in = reply_words(language)
+    works = [said_in.pair(f"works_{name}") for name in WORKS]
+    listed = [
+        f"{label}: {said_in.text('quote', text=example)}" for label, example in works if example
+    ]
+    return said_in.text(
+        "cannot_answer",
+        model=said_in.text("model_builtin" if builtin else "model_small"),
+        page=WAY_OUT,
+        works=_bullets(listed),
     )
+
+
+def thanks(language: str = "en") -> str:
+    return reply_words(language).text("thanks")
+
+
+def nothing_pending(language: str = "en") -> str:
+    return reply_words(language).text("nothing_pending")
 
 
 # --- changes the user asked for ------------------------------------------------------------

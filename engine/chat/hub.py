@@ -26,18 +26,18 @@ from engine.agent.transcript import Proposal, StoredTranscript, pending_proposal
 from engine.bus import EventBus, ReplyStarted, ToolCalled, TurnFailed, UserMessageAdded
 from engine.chat.answers import (
     DECLINED,
-    NOTHING_PENDING,
     READ_AS,
-    THANKS,
     cannot_answer,
     help_answer,
     lookup_answer,
+    nothing_pending,
     proposal,
     read_rule_answer,
     refused_answer,
     reminder_answer,
     rule_answer,
     silenced_answer,
+    thanks,
     told_answer,
     tool_answer,
     unidentified_answer,
@@ -62,6 +62,7 @@ from engine.chat.intents import (
 )
 from engine.chat.removal import Removal, proposed_answer, read_removal, removed_answer, which_answer
 from engine.chat.requests import ReadRequest, read_request, section_text
+from engine.chat.said_in import language_of
 from engine.chat.turns import Turns
 from engine.chat.wording import outside_source
 from engine.clock import utcnow
@@ -319,11 +320,12 @@ class ChatHub:
         social = social_request(text)
         if social == "help":
             return help_answer(builtin=builtin)
+        code = language_of(text)
         if social == "thanks":
-            return THANKS
+            return thanks(code)
         if decision is not None:
-            return NOTHING_PENDING
-        return cannot_answer(builtin=builtin)
+            return nothing_pending(code)
+        return cannot_answer(builtin=builtin, language=code)
 
     def _composed(
         self,
