@@ -248,3 +248,22 @@ def test_dutch_windows(line: str, start: time, end: time) -> None:
     assert rule.understood, explain_rule(rule).problem
     assert rule.window is not None
     assert (rule.window.start, rule.window.end) == (start, end)
+
+
+@pytest.mark.parametrize(
+    ("title", "section"),
+    [
+        ("Let these through", "always"),
+        ("Pode me chamar", "always"),
+        ("À laisser passer", "always"),
+        ("Time-sensitive", "always"),
+        ("Nem pensar", "never"),
+        ("Que espere", "never"),
+        ("Laat maar", "never"),
+        ("Quiet hours", "custom"),  # what is quiet when is said by its lines
+    ],
+)
+def test_headings_in_the_users_own_words(title: str, section: str) -> None:
+    from engine.triage.rules.parse import classify_heading
+
+    assert classify_heading(title) == section
