@@ -267,3 +267,26 @@ def test_headings_in_the_users_own_words(title: str, section: str) -> None:
     from engine.triage.rules.parse import classify_heading
 
     assert classify_heading(title) == section
+
+
+@pytest.mark.parametrize(
+    ("line", "section"),
+    [
+        ("Instagram → nunca", NEVER),  # an arrow says it as a colon does
+        ("Rechnungen: ja, immer", "always"),  # Portuguese "já" is no filler in German
+        ("Amazon: only delivery notices", CUSTOM),
+    ],
+)
+def test_decisions_said_after_an_arrow_or_a_colon(line: str, section: str) -> None:
+    rule = _one(line)
+    assert rule.understood, explain_rule(rule).problem
+    assert rule.rule.section == section
+
+
+def test_a_long_german_noun_is_no_name_in_any_line() -> None:
+    rule = _one("Slack: nur Erwähnungen")
+    assert not rule.understood
+    assert rule.unread == ("Erwähnungen",)
+    assert explain_rule(_one("Anything from Carl Jung is important")).reading == (
+        "Always notify: anything from Carl Jung"
+    )

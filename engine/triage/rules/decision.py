@@ -292,12 +292,23 @@ def _only_told(line: _Line) -> str | None:
 
 
 def _condition(line: _Line) -> str | None:
-    """ "Clients: only if …", "Del banco avísame solo si …"."""
-    for pattern in (CONDITION_ANSWER, TOLD_ONLY_WHEN, TOLD_WHEN, ONLY_WHEN):
+    """ "Clients: only if …", "Del banco avísame solo si …", "Amazon: only delivery
+    problems"."""
+    for pattern in (CONDITION_ANSWER, TOLD_ONLY_WHEN, TOLD_WHEN, ONLY_WHEN, ONLY_ANSWER):
         m = pattern.search(line.low)
+        if m and pattern is ONLY_ANSWER and re.match(rf"(?:{POS}|{NEG})\b", m.group("cond")):
+            continue  # "Calendar: only tell me about …" says its decision itself
         if m and m.start() > 0 and _names_something(line.before(m)):
             return f"notify me about {line.before(m)} only if {line.span(m, 'cond')}"
     return None
+
+
+ONLY_ANSWER = re.compile(
+    r"\s*(?::|\s[—–-]{1,2})\s*(?:only|solo|solamente|nur|seulement|uniquement|apenas|so|"
+    rf"soltanto|alleen)\s+(?!(?:if|when|si|quand|lorsque|cuando|wenn|falls|se|quando|als)\b)"
+    rf"(?P<cond>.+?){_END}"
+)
+""" "Amazon: only delivery problems": the line notifies only what follows "only"."""
 
 
 def _names_something(text: str) -> bool:
@@ -430,11 +441,19 @@ _COURTESY = re.compile(
 nothing and qualifies nothing."""
 
 
+_SAID_INSIDE = [p for p in phrases("predicates.intensifiers") if " " in p or len(p) >= 5]
+"""Intensifiers read inside a line: phrases and longer words only, as the tables of every
+language are read together and a short word of one is a word of another ("ja", "logo")."""
 _FILLER = re.compile(
-    rf"\s*,?\s+{phrase_pattern('predicates.intensifiers')}(?=[\s,.!;:]|$)|{_COURTESY.pattern}"
+    rf"\s*,?\s+(?<![\w'-])(?:{'|'.join(phrase_regex(p) for p in _SAID_INSIDE)})(?![\w'-])"
+    rf"(?=[\s,.!;:]|$)|{_COURTESY.pattern}"
 )
 """A courtesy, or words that say how soon and change nothing ("je veux être prévenu tout de
 suite quand …", "avvisami subito se …"), inside a line."""
+
+
+_ARROW = re.compile(r"\s*(?:→|⇒|->|=>)\s*")
+"""An arrow says what a line's subject gets, as a dash or a colon does ("Instagram → never")."""
 
 
 def without_courtesies(text: str) -> str:
@@ -454,7 +473,7 @@ def without_courtesies(text: str) -> str:
 def read_decision(text: str) -> tuple[str, Decision | None]:
     """The line without the words of its own decision, and that decision (None when the
     line says none: its heading decides)."""
-    text = without_courtesies(text)
+    text = _ARROW.sub(" — ", without_courtesies(text))
     opened = _window_first(text)
     if opened is not None:
         return opened

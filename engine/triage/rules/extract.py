@@ -1254,7 +1254,7 @@ def names(
             for n in kept
             if n in who or BRAND.match(n) or " " in n or fold(n) in introduced or fold(n) == alone
         ]
-        kept = [n for n in kept if n in who or BRAND.match(n) or not _common_nouns(n)]
+    kept = [n for n in kept if n in who or BRAND.match(n) or not _common_nouns(n, german=german)]
     if found.kinds:
         examples = tuple(_clean(n) for n in kept if n not in who)
         named = tuple(_clean(n) for n in kept if n in who)
@@ -1266,12 +1266,16 @@ def names(
     return Match(names=named, examples=examples), text
 
 
-def _common_nouns(name: str) -> bool:
-    """Every word of a "name" in a German line is a function word or ends as a common noun
-    does ("Diese Lesebestätigungen"): nobody's name."""
+def _common_nouns(name: str, *, german: bool) -> bool:
+    """Every word of a "name" is a function word or ends as a German common noun does
+    ("Diese Lesebestätigungen", "nur Erwähnungen"): nobody's name. Outside a German line
+    only a long word counts ("Jung" is a surname)."""
     endings = tuple(phrases("words.noun_endings"))
     said = [fold(w) for w in name.split()]
-    return bool(endings) and all(w in FUNCTION_WORDS or w.endswith(endings) for w in said)
+    least = 0 if german else 7
+    return bool(endings) and all(
+        w in FUNCTION_WORDS or (w.endswith(endings) and len(w) >= least) for w in said
+    )
 
 
 def _unknown(word: str) -> bool:
