@@ -31,8 +31,8 @@ from engine.triage.rules.parse import ALWAYS, CUSTOM, NEVER
         (
             "no me avises mas de instagram, me distrae un montón",
             NEVER,
-            "no me avises mas de instagram.",
-            "me distrae un montón.",
+            "no me avises mas de instagram",
+            "me distrae un montón",
         ),
         (
             "my brother Ivo is moving this week so anything he sends me, tell me straight away",

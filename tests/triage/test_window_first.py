@@ -290,3 +290,35 @@ def test_a_long_german_noun_is_no_name_in_any_line() -> None:
     assert explain_rule(_one("Anything from Carl Jung is important")).reading == (
         "Always notify: anything from Carl Jung"
     )
+
+
+@pytest.mark.parametrize(
+    ("line", "chats"),
+    [
+        ('El grupo de WhatsApp "Padres 4ºA"', ("Padres 4ºA",)),  # was "from 4ºA in groups"
+        ('El grupo de WhatsApp "Padres del cole"', ("Padres del cole",)),  # was a subject
+        ("the WhatsApp group 'Year 5 Parents'", ("Year 5 Parents",)),  # not also "WhatsApp"
+        ('Il gruppo WhatsApp "Condominio Via Nizza 3"', ("Condominio Via Nizza 3",)),
+    ],
+)
+def test_a_quoted_group_after_its_whatsapp_words_is_that_chat(
+    line: str, chats: tuple[str, ...]
+) -> None:
+    (rule,) = compile_rules_text(f"## Always notify\n- {line}\n")
+    assert rule.understood
+    assert rule.scope.chats == chats
+
+
+def test_an_aside_after_an_instruction_in_prose_is_talk_and_a_list_goes_on() -> None:
+    rules = compile_rules_text(
+        "Trabajo desde casa. Las newsletters y las ofertas pueden esperar, no las necesito "
+        "en el momento. Por la noche, entre las 23 y las 7, no me avises de nada salvo que sea "
+        "mi hermano Luis.\n"
+    )
+    assert [(r.rule.section, r.understood) for r in rules] == [(NEVER, True), (CUSTOM, True)]
+    assert rules[0].rule.text == "Las newsletters y las ofertas pueden esperar"
+    assert rules[1].window is not None and rules[1].window.start == time(23)
+    (listed,) = compile_rules_text(
+        "Please don't ping me for GitHub notifications, for recruiters, or for anything else.\n"
+    )
+    assert not listed.understood  # "or for anything else" goes on with the list

@@ -498,7 +498,7 @@ def read_decision(text: str) -> tuple[str, Decision | None]:
     return text, None
 
 
-_WINDOW_WORDS = 8
+_WINDOW_WORDS = 12
 """How many words a window opening a line may take ("Di notte, dalle 23 alle 7, …")."""
 
 

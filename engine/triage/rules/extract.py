@@ -264,6 +264,14 @@ def _topic_words(text: str, *, keep_roles: bool = True) -> tuple[str, ...]:
 # 1. literals --------------------------------------------------------------------------------
 
 
+GROUP_WORD_BARE = r"(?:group|grupo|gruppe|groupe|gruppo|groep|chat)"
+_CHAT_BEFORE = re.compile(
+    rf"\b{GROUP_WORD_BARE}\s+(?:(?:de|on|in|auf|su|no|em|sur|di|del)\s+)?whatsapp\s*[:,]?\s*"
+    r"[\"“”„«»‘’']?$"
+)
+"""A quoted chat after its words for a WhatsApp group: 'el grupo de WhatsApp "Padres 3ºB"'."""
+
+
 def quoted(text: str) -> Extracted:
     """Phrases in quotes: a subject phrase when "subject" or "title" is near, a chat when
     "group", "chat" or "channel" is, else a name. An address in quotes stays for
@@ -284,9 +292,8 @@ def quoted(text: str) -> Extracted:
         elif re.search(r"\b(subject|title|asunto|betreff|objet|assunto|oggetto)\b", near):
             subject_phrases.append(q)
         elif re.search(
-            r"\b(group|chat|channel|grupo|gruppe|groupe|gruppo)\b",
-            after[:25] + " " + before[-12:],
-        ):
+            r"\b(group|chat|channel|grupo|gruppe|groupe|gruppo)\b", after[:25] + " " + before[-12:]
+        ) or _CHAT_BEFORE.search(before):
             chats.append(q)
         elif any(k.pattern.fullmatch(fold(q).strip()) for k in KIND_WORDS):
             kinds_quoted.append(q)  # «fuera de la oficina»: a kind in quotes, read as one
@@ -965,8 +972,11 @@ def chat_aside(text: str) -> Extracted:
 
 
 def _group_word_alone(name: str) -> bool:
-    """A "name" that is only words that carry nothing ("the Other group")."""
-    return all(fold(w) in STOP or fold(w) in FUNCTION_WORDS for w in name.split())
+    """A "name" that is only words that carry nothing ("the Other group", "the WhatsApp
+    group": WhatsApp is where the group is, not its name)."""
+    return all(
+        fold(w) in STOP or fold(w) in FUNCTION_WORDS or fold(w) == "whatsapp" for w in name.split()
+    )
 
 
 def _about_match(text: str) -> tuple[str, str, bool]:

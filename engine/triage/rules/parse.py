@@ -20,8 +20,9 @@ from dataclasses import dataclass, field, replace
 from engine.triage.classifier import fold
 from engine.triage.language import phrase_pattern
 from engine.triage.rules.clauses import CATCH_ALL, sentences
-from engine.triage.rules.decision import OTHERWISE, line_section
+from engine.triage.rules.decision import ONLY_IF, OTHERWISE, RESTRICTIVE, line_section
 from engine.triage.rules.definitions import Definition, read_definition, with_definitions
+from engine.triage.rules.extract import parse_fragment
 from engine.triage.rules.sections import ALWAYS, CUSTOM, NEVER, Section
 
 __all__ = [
@@ -256,7 +257,38 @@ def _reasoned(sentence: str) -> list[str]:
         head, tail = sentence[: m.start()].strip(" ,;:"), sentence[m.end() :].strip()
         if head and tail and line_section(head) is not None and line_section(tail) is None:
             return [head, tail]
+    for m in _CLAUSE_AFTER.finditer(folded):
+        head, tail = sentence[: m.start()].strip(" ,;:"), sentence[m.end() :].strip()
+        if head and tail and line_section(head) is not None and _only_talk(tail):
+            return [head, tail]
     return [sentence]
+
+
+_WIDENING_WORDS = (
+    r"\b(?:even|including|also|too|meme|aussi|aunque|incluso|tambien|auch|selbst|anche|"
+    r"perfino|mesmo|ate|tambem|ook|zelfs)\b"
+)
+_CLAUSE_AFTER = re.compile(r"\s*[,;:]\s+|\s+[—–-]{1,2}\s+")
+_HEDGES = re.compile(rf"{RESTRICTIVE}|\b(?:{ONLY_IF})\b|{phrase_pattern('clauses.conditions')}")
+
+
+_GOES_ON = re.compile(
+    rf"^\s*(?:or|and|nor|y|o|u|e|ni|und|oder|et|ou|nem|of|en)\b|{_WIDENING_WORDS}|"
+    rf"{phrase_pattern('clauses.widening')}"
+)
+"""A clause that goes on with the line's list or widens it ("…, or for anything else",
+"…, auch diese ELSTER-…"): part of the instruction."""
+
+
+def _only_talk(clause: str) -> bool:
+    """A clause after an instruction that states no decision, no condition, does not go on
+    with its list, and names no one and no kind of message ("…, no las necesito en el
+    momento"): the user's aside."""
+    low = fold(clause)
+    if line_section(clause) is not None or _HEDGES.search(low) or _GOES_ON.search(low):
+        return False
+    found = parse_fragment(clause)
+    return not (found.has_identity() or found.named_kinds() or found.topics or found.anything)
 
 
 def decided_sentences(
