@@ -322,3 +322,11 @@ def test_an_aside_after_an_instruction_in_prose_is_talk_and_a_list_goes_on() -> 
         "Please don't ping me for GitHub notifications, for recruiters, or for anything else.\n"
     )
     assert not listed.understood  # "or for anything else" goes on with the list
+
+
+def test_a_window_first_reads_the_rest_as_it_would_read_alone() -> None:
+    """ "work email" after "On weekends," was read as a topic ("about work"); it is flagged,
+    as it is without the window (the reader cannot know which mail is work mail)."""
+    rule = _one("On weekends, don't notify me about work email unless it's from Alison.")
+    assert not rule.understood
+    assert rule.unread == ("work",)

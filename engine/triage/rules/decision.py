@@ -516,7 +516,7 @@ def _window_first(text: str) -> tuple[str, Decision] | None:
         head, tail = text[: spans[n - 1].end()], text[spans[n - 1].end() :].strip(" ,;:")
         rest, decision = read_decision(tail) if tail else ("", None)
         if decision is not None:
-            return f"{head.strip(' ,;:')}, {rest}", decision
+            return f"{head.strip(' ,;:')} {rest}", decision
     return None
 
 
