@@ -330,3 +330,20 @@ def test_a_window_first_reads_the_rest_as_it_would_read_alone() -> None:
     rule = _one("On weekends, don't notify me about work email unless it's from Alison.")
     assert not rule.understood
     assert rule.unread == ("work",)
+
+
+@pytest.mark.parametrize(
+    ("line", "reading"),
+    [
+        ("Meine Chefin, Dr. Anke Roth", "Always notify: from Dr. Anke Roth"),  # not "or Chefin"
+        ("Ma compagne, Nadia", "Always notify: from Nadia"),
+        ("O meu marido, Rui", "Always notify: from Rui"),  # "O" is an article, not "or"
+        ("Mensagens da D. Fernanda (creche)", "Always notify: from D. Fernanda"),  # a title
+        ("Kita Sonnenblume", "Always notify: from Kita Sonnenblume"),  # an institution's name
+        ("Oma", "Always notify: from Oma"),  # a role said as a name stays one
+    ],
+)
+def test_a_role_beside_a_name_is_no_second_sender(line: str, reading: str) -> None:
+    (rule,) = compile_rules_text(f"## Always notify\n- {line}\n")
+    assert rule.understood, explain_rule(rule).problem
+    assert explain_rule(rule).reading == reading

@@ -41,7 +41,14 @@ from engine.triage.rules.kindwords import KIND_WORDS, KindWord, is_kind_word
 from engine.triage.rules.match import Match, digits
 from engine.triage.rules.names import VOCAB, example_list, is_german, name_list
 from engine.triage.rules.typos import nearest
-from engine.triage.rules.vocab import FAMILY_ROLES, NUMBER_WORDS, ROLE_WORDS, SOURCE_WORDS, STOP
+from engine.triage.rules.vocab import (
+    FAMILY_ROLES,
+    NUMBER_WORDS,
+    PERSON_ROLES,
+    ROLE_WORDS,
+    SOURCE_WORDS,
+    STOP,
+)
 
 Extracted = tuple[Match, str]
 """(the conditions an extractor found, the text it leaves for the next)"""
@@ -1536,7 +1543,10 @@ def parse_fragment(
         names(text, found, topic_phrase, german=german, introduced=introduced, casual=casual),
     )
     if found.names:
-        found = replace(found, names=tuple(dict.fromkeys(without_role(n) for n in found.names)))
+        people = [without_role(n) for n in found.names]
+        if len(people) > 1:
+            people = [n for n in people if not _only_roles(n)] or people
+        found = replace(found, names=tuple(dict.fromkeys(people)))
     quote = QUOTED.search(whole) is not None
     found = combine(found, topic_context(notes, found))
     found = combine(found, aside_names(notes, found, quoted=quote, casual=casual))
@@ -1642,6 +1652,14 @@ def unread_words(left: str, found: Match) -> tuple[str, ...]:
     return tuple(dict.fromkeys(w for w in words(low) if w not in taken))
 
 
+def _only_roles(name: str) -> bool:
+    """A "name" that is only the words for who someone is ("Meine Chefin, Dr. Anke Roth":
+    "Chefin" is what she is, not a second sender)."""
+    said = [fold(w.rstrip(".")) for w in name.split()]
+    titles = set(phrases("words.titles"))
+    return all(w in PERSON_ROLES and w not in titles for w in said)
+
+
 def without_role(name: str) -> str:
     """A name without the words for who the person is before it ("Mann Jörg", "Tochter
     Lena" → "Jörg", "Lena", as German writes them with capitals): the message says the name,
@@ -1650,14 +1668,14 @@ def without_role(name: str) -> str:
     titles = set(phrases("words.titles"))
     while len(written) > 1:
         first = fold(written[0].rstrip("."))
-        if first in titles or first not in identity_words() | ROLE_WORDS:
+        if first in titles or first not in PERSON_ROLES:
             break
         written.pop(0)
     return " ".join(written)
 
 
 _JOIN_WORD = re.compile(
-    r"(?:^|\s)(?:or|and|y|o|e|und|oder|et|ou|ni|nor)\s+(?P<next>[\w'-]+)\s*(?P<then>[\w'-]*)"
+    r"\s(?:or|and|y|o|e|und|oder|et|ou|ni|nor)\s+(?P<next>[\w'-]+)\s*(?P<then>[\w'-]*)"
 )
 
 

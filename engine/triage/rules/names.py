@@ -74,14 +74,27 @@ def _is_name_token(token: str, before: str = "") -> bool:
     return any(c.isupper() for c in core)
 
 
+def _titles_lookbehind() -> str:
+    """No full stop after a title ends a name ("Dr. Anke Roth", "D. Fernanda"): one fixed
+    lookbehind per title of the language data, written as a name starts (capitalised)."""
+    said = {"st", *phrases("words.titles")}
+    return "".join(
+        rf"(?<!\b{re.escape(t.capitalize())})(?<!\b{re.escape(t.upper())})"
+        for t in sorted(said)
+        if t.isalpha()
+    )
+
+
+_NOT_A_TITLE = _titles_lookbehind()
+
+
 def name_list(text: str) -> list[str]:
     """Capitalised names in ``text``, split on commas, and/or, slashes: "Facebook and
     Instagram" → two names; "Herrera & Lutz", "Colégio Santa Cruz" → one each."""
     names: list[str] = []
     for chunk in re.split(
         r",|;|:|/|\bor\b|\band\b|\bnor\b|\bplus\b|\by\b|\be\b|\bo\b|\bu\b|\bni\b|\bund\b|"
-        r"\boder\b|\bet\b|\bou\b|(?<!\bDr)(?<!\bDra)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bSt)(?<!\bProf)"
-        r"(?<!\bSr)(?<!\bSra)\.\s|\.\.\.|…",
+        rf"\boder\b|\bet\b|\bou\b|{_NOT_A_TITLE}\.\s|\.\.\.|…",
         text,
     ):
         tokens = re.findall(r"[\w'’.&-]+|&", chunk)

@@ -473,3 +473,14 @@ FAMILY_NAMES = {
                "Papà", "Pai", "Papai", "Père"),
 }  # fmt: skip
 """How a parent is usually saved in the phone, by role."""
+
+
+PERSON_ROLES = (ROLE_WORDS - {"school", "office", "work", "family", "biggest", "best", "favourite",
+    "favorite"}) | {
+    "tochter", "sohn", "hermano", "hermana", "hijo", "hija", "figlio", "figlia", "filho",
+    "filha", "fils", "fille", "marido", "esposa", "esposo", "compagne", "compagnon", "mulher",
+    "partnerin", "freundin", "freund", "novia", "novio", "namorada", "namorado", "compagna",
+    "compagno", "cunado", "cunada", "cognato", "cognata", "vriendin", "vriend", "man", "vrouw",
+}  # fmt: skip
+"""Words for who a person is (not an institution's: "Kita Sonnenblume" is a name), which a
+name written after them does not include ("Mein Mann Jörg" is Jörg)."""
