@@ -347,3 +347,18 @@ def test_a_role_beside_a_name_is_no_second_sender(line: str, reading: str) -> No
     (rule,) = compile_rules_text(f"## Always notify\n- {line}\n")
     assert rule.understood, explain_rule(rule).problem
     assert explain_rule(rule).reading == reading
+
+
+@pytest.mark.parametrize(
+    ("line", "chat", "reading_has"),
+    [
+        ('Appgroep "Familie Smit": stil, behalve als mama iets stuurt', "Familie Smit", "except"),
+        ('Appgroep "Buurt West": alleen als iemand me noemt', "Buurt West", "mention you"),
+    ],
+)
+def test_dutch_groups_exceptions_and_mentions(line: str, chat: str, reading_has: str) -> None:
+    rule = _one(line)
+    assert rule.understood, explain_rule(rule).problem
+    assert chat in rule.scope.chats
+    assert reading_has in explain_rule(rule).reading
+    assert "Appgroep" not in explain_rule(rule).reading  # a word for the group, no sender

@@ -233,16 +233,17 @@ def _split_restrictive(text: str) -> tuple[str, str, bool] | None:
     if m:
         return body[: m.start()], body[m.end() :], False
     m = re.search(
-        r"\b(?:nothing|no notifications?|none|nada|nichts|rien|niente)\s+(?:except|but|other "
-        r"than|excepto|salvo|menos|ausser|sauf|exceto|tranne|eccetto)\b|"
-        r"\b(?:except(?:\s+for)?|excepto|salvo|ausser|ausgenommen|sauf|exceto|tranne|eccetto)\b",
+        r"\b(?:nothing|no notifications?|none|nada|nichts|rien|niente|niets)\s+(?:except|but|other "
+        r"than|excepto|salvo|menos|ausser|sauf|exceto|tranne|eccetto|behalve)\b|"
+        r"\b(?:except(?:\s+for)?|excepto|salvo|ausser|ausgenommen|sauf|exceto|tranne|eccetto|"
+        r"behalve|uitgezonderd)\b",
         low,
     )
     if m:
         return body[: m.start()], body[m.end() :], False
     m = re.search(
         r"\b(?:unless|a menos que|a no ser que|es sei denn|sauf si|a moins que|a nao ser que|"
-        r"salvo se|a meno che)\b",
+        r"salvo se|a meno che|tenzij)\b",
         low,
     )
     if m:

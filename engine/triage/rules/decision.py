@@ -91,7 +91,8 @@ _EXCEPT = (
     r"salvo(?: que| cuando| si)?|excepto|pero solo (?:si|cuando)|solo si|es sei denn|"
     r"ausser(?: wenn)?|aber nur wenn|nur wenn|sauf(?: si| quand)?|mais seulement (?:si|quand)|"
     r"seulement si|a nao ser que|menos quando|exceto|mas so (?:se|quando)|so se|"
-    r"tranne(?: quando| se)?|a meno che|ma solo (?:se|quando)|solo se)"
+    r"tranne(?: quando| se)?|a meno che|ma solo (?:se|quando)|solo se|tenzij|"
+    r"behalve(?: als| wanneer)?|maar alleen als)"
 )
 _TAIL = rf"(?:(?:[\s,;]|\s[—–-]{{1,2}})+(?P<tail>{_EXCEPT}\b.*?))?"
 _WIDENING = (
@@ -415,7 +416,7 @@ _NOTIFY_EXCEPT = (
     r"(?:unless|except(?: when| if)?|but yes (?:if|when)|pero si (?:si|cuando)|aber ja,? wenn|"
     r"mais oui si|mas sim se|ma si se|salvo(?: que| cuando| si)?|excepto|es sei denn|"
     r"ausser(?: wenn)?|sauf(?: si| quand)?|a nao ser que|menos quando|menos cuando|exceto|"
-    r"tranne(?: quando| se)?|a meno che)"
+    r"tranne(?: quando| se)?|a meno che|tenzij|behalve(?: als| wanneer)?)"
 )
 
 

@@ -271,7 +271,7 @@ def _topic_words(text: str, *, keep_roles: bool = True) -> tuple[str, ...]:
 # 1. literals --------------------------------------------------------------------------------
 
 
-GROUP_WORD_BARE = r"(?:group|grupo|gruppe|groupe|gruppo|groep|chat)"
+GROUP_WORD_BARE = r"(?:group|grupo|gruppe|groupe|gruppo|groep|appgroep|groepsapp|chat)"
 _CHAT_BEFORE = re.compile(
     rf"\b{GROUP_WORD_BARE}\s+(?:(?:de|on|in|auf|su|no|em|sur|di|del)\s+)?whatsapp\s*[:,]?\s*"
     r"[\"“”„«»‘’']?$"
@@ -299,7 +299,8 @@ def quoted(text: str) -> Extracted:
         elif re.search(r"\b(subject|title|asunto|betreff|objet|assunto|oggetto)\b", near):
             subject_phrases.append(q)
         elif re.search(
-            r"\b(group|chat|channel|grupo|gruppe|groupe|gruppo)\b", after[:25] + " " + before[-12:]
+            r"\b(group|chat|channel|grupo|gruppe|groupe|gruppo|groep|appgroep|groepsapp)\b",
+            after[:25] + " " + before[-12:],
         ) or _CHAT_BEFORE.search(before):
             chats.append(q)
         elif any(k.pattern.fullmatch(fold(q).strip()) for k in KIND_WORDS):
@@ -716,7 +717,7 @@ def event_kinds(low: str) -> Extracted:
 
 GROUPS = (
     r"\bgroup (chats?|messages?|chatter)\b|\bgroups?\b|\bgrupos?\b|\bgruppen?\b|"
-    r"\bgroupes?\b|\bgrupp[oi]\b"
+    r"\bgroupes?\b|\bgrupp[oi]\b|\bgroep(?:en)?\b|\bappgroep(?:en)?\b|\bgroepsapps?\b"
 )
 DIRECT_CHATS = (
     r"\b(direct|private|one[- ]on[- ]one|1:1) (messages?|chats?)\b|\bmensajes? (directos?|"
@@ -738,7 +739,8 @@ def group_or_direct(low: str) -> Extracted:
 MENTION = (
     r"\bmentions? me\b|\bmentioned\b|\bmentioning me\b|@[- ]?mention|\btags? me\b|\btagged\b|"
     r"@me\b|\bme mencion\w*|\bmencion\w*|\berwahnt\w*|\bme mentionne\w*|\bmentionne\w*|"
-    r"\bme marc\w*|\bmarqu\w*|\bmi menzion\w*|\bmenziona\w*|\bmi tagga\w*"
+    r"\bme marc\w*|\bmarqu\w*|\bmi menzion\w*|\bmenziona\w*|\bmi tagga\w*|"
+    r"\b(?:me|mij) noem\w*|\bnoemt\b|\bgenoemd\b|\b(?:me|mij) tag\w*|\bgetagd\b"
 )
 
 
@@ -935,7 +937,7 @@ def subject_in_capitals(text: str) -> Extracted:
     return Match(subject_phrases=(m.group(1).strip(),)), text.replace(m.group(1), " ")
 
 
-GROUP_WORD = r"(?:group|grupo|gruppe|groupe|gruppo|groep)"
+GROUP_WORD = r"(?:group|grupo|gruppe|groupe|gruppo|groep|appgroep|groepsapp|groepschat)"
 _NAME_WORD = r"[A-ZÀ-Þ0-9][\w'’&.-]*"
 _NAME_JOIN = r"(?:de|del|da|do|di|du|des|la|le|von|van|der|dos|das|e|y|&)"
 GROUP_BEFORE = re.compile(

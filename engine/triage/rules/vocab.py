@@ -41,7 +41,7 @@ SOURCE_WORDS = {
         "correios",
         "posta",
     ),
-    "whatsapp": ("whatsapp", "whatsapps", "chat", "chats", "texts"),
+    "whatsapp": ("whatsapp", "whatsapps", "chat", "chats", "texts", "appgroep", "groepsapp"),
     "calendar": (
         "calendar",
         "event",
