@@ -276,7 +276,11 @@ def _kind_phrases(text: str) -> list[str]:
 def _pronoun_named(rule: CompiledRule) -> bool:
     """A reading whose "name" is a pronoun ("Quelle avvisamele" → "from Quelle"): it stands
     for something said before, so the reading is not the user's."""
-    return any(_pronoun().fullmatch(fold_with_map(n)[0]) for n in rule.scope.names)
+    owned = set(phrases("words.possessives_before")) | set(phrases("words.possessives_after"))
+    return any(
+        _pronoun().fullmatch(fold_with_map(n)[0]) or fold_with_map(n)[0] in owned
+        for n in rule.scope.names
+    )
 
 
 def _with_antecedent(rule: CompiledRule, antecedent: str | None, code: str = "en") -> CompiledRule:

@@ -220,3 +220,23 @@ def test_a_spanish_se_is_no_condition() -> None:
     )
     assert [s for s, _, _ in request.read] == [ALWAYS]
     assert request.talk == ("que luego se me pasan los pagos.",)
+
+
+@pytest.mark.parametrize(
+    ("said", "section"),
+    [
+        ("found a flat!! you can stop telling me about Rightmove", NEVER),
+        ("Ya puedes volver a avisarme del grupo Quinta del 99", ALWAYS),
+        ("Plus de notifs pour La Cave de Margaux svp", NEVER),
+        ("il gruppo 'Calcetto Giovedì' voglio vederlo sempre", ALWAYS),
+        ("já vendi o carro, podes deixar de me avisar da Standvirtual", NEVER),
+        ("Die Kleinanzeigen-Mails musst du mir nicht mehr melden.", NEVER),
+    ],
+)
+def test_more_ways_to_say_a_decision(said: str, section: str) -> None:
+    assert [s for s, _, _ in read_request(said).read] == [section]
+
+
+def test_a_capitalised_possessive_is_no_sender() -> None:
+    request = read_request("Herr Brandt schreibt oft. Seine Mails will ich bitte immer sehen.")
+    assert [r for _, _, r in request.read] == ["Immer benachrichtigen: E-Mails von Herr Brandt"]

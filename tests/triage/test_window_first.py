@@ -362,3 +362,37 @@ def test_dutch_groups_exceptions_and_mentions(line: str, chat: str, reading_has:
     assert chat in rule.scope.chats
     assert reading_has in explain_rule(rule).reading
     assert "Appgroep" not in explain_rule(rule).reading  # a word for the group, no sender
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Always notify me about Studio Moretti, except their newsletter",
+        "Dallo Studio Moretti voglio sempre tutto, tranne la loro newsletter",
+    ],
+)
+def test_an_exception_to_an_always_line_is_left_out_not_made_the_only_thing(line: str) -> None:
+    """It read as "notify from Studio Moretti only if newsletters": the one thing excepted
+    was the one thing notified."""
+    from engine.triage.rules.match import Match
+
+    rule = _one(line)
+    assert rule.understood
+    assert rule.condition == Match()  # notified: everything it names …
+    assert "newsletter" in rule.negated.kinds  # … except what it excepts
+
+
+@pytest.mark.parametrize(
+    ("line", "section", "start"),
+    [
+        ("Lieferando bitte nie mehr melden.", NEVER, None),  # read as an Always
+        ("la nuit, de minuit à 7h, coupe tout sauf les alertes de sécurité", CUSTOM, time(0)),
+        ("Zwischen Mitternacht und 6 Uhr nur melden, wenn es von Anna ist", CUSTOM, time(0)),
+    ],
+)
+def test_negated_endings_and_midnight(line: str, section: str, start: time | None) -> None:
+    rule = _one(line)
+    assert rule.understood, explain_rule(rule).problem
+    assert rule.rule.section == section
+    if start is not None:
+        assert rule.window is not None and rule.window.start == start

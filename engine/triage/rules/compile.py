@@ -233,14 +233,19 @@ def _split_restrictive(text: str) -> tuple[str, str, bool] | None:
     if m:
         return body[: m.start()], body[m.end() :], False
     m = re.search(
-        r"\b(?:nothing|no notifications?|none|nada|nichts|rien|niente|niets)\s+(?:except|but|other "
-        r"than|excepto|salvo|menos|ausser|sauf|exceto|tranne|eccetto|behalve)\b|"
+        r"\b(?P<nothing>nothing|no notifications?|none|nada|nichts|rien|niente|niets)\s+(?:except|"
+        r"but|other than|excepto|salvo|menos|ausser|sauf|exceto|tranne|eccetto|behalve)\b|"
         r"\b(?:except(?:\s+for)?|excepto|salvo|ausser|ausgenommen|sauf|exceto|tranne|eccetto|"
         r"behalve|uitgezonderd)\b",
         low,
     )
     if m:
-        return body[: m.start()], body[m.end() :], False
+        scope = body[: m.start()]
+        rest = body[m.end() :]
+        if m.group("nothing") or re.search(rf"\b{_ONLY}\b", fold_keep(rest).lower()):
+            return scope, rest, False  # "nothing except X", "… except after 10pm, when only X"
+        # "tell me about X except Y" drops Y; "ignore X except Y" keeps Y of X
+        return scope, rest, not _NEGATIVE.search(fold_keep(scope))
     m = re.search(
         r"\b(?:unless|a menos que|a no ser que|es sei denn|sauf si|a moins que|a nao ser que|"
         r"salvo se|a meno che|tenzij)\b",

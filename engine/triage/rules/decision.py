@@ -332,6 +332,12 @@ def _answer(line: _Line) -> str | None:
     return None
 
 
+_NEGATED_BEFORE = re.compile(
+    rf"\b{_NEGATION}(?:\s+(?:mehr|more|plus|mais|piu|meer|mas|ever|wieder|jamais))?$"
+)
+"""A negation right before an ending ("Lieferando bitte nie mehr melden"): no Always."""
+
+
 def _widened(line: _Line, m: re.Match[str]) -> str:
     """What an Always line's widening adds when it names a sender of its own ("…, auch
     diese ELSTER-Benachrichtigungen"): said as one more item of the line, so the reading
@@ -360,7 +366,7 @@ def _ending(line: _Line) -> str | None:
         (END_NOTIFY, "always notify me about"),
     ):
         m = pattern.search(line.low)
-        if m and m.start() > 0 and not re.search(rf"\b{_NEGATION}$", line.low[: m.start()]):
+        if m and m.start() > 0 and not _NEGATED_BEFORE.search(line.low[: m.start()]):
             said = f"{line.before(m)}{_widened(line, m)}"
             return f"{lead} {said}{_excepted(line.tail(m), lead)}"
     return None

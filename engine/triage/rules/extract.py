@@ -1500,6 +1500,15 @@ def _step(found: Match, extracted: Extracted) -> Extracted:
     return combine(found, more), text
 
 
+_COMPOUND = re.compile(
+    r"(?<![\w-])([A-ZÀ-Þ][\w.&]+)-((?i:(?:e-)?mails?|nachrichten|benachrichtigungen|mitteilungen|"
+    r"notificaties|meldingen|berichten|notifications?|notifiche|avisos|notificaciones|"
+    r"notificacoes))(?![\w-])"
+)
+"""A sender's name joined to a word for its messages ("Kleinanzeigen-Mails", "GitHub-
+notificaties"): read as the messages from that sender."""
+
+
 @lru_cache(maxsize=4096)
 def parse_fragment(
     raw: str,
@@ -1515,7 +1524,9 @@ def parse_fragment(
 
     ``german`` and ``casual`` (all lower case) describe the whole line, which a clause alone
     may not show; ``context`` is what the line's label already says (its kinds)."""
-    whole = at_start_lower(raw.strip())
+    whole = _COMPOUND.sub(
+        lambda m: f"{m.group(2).lower()} from {m.group(1)}", at_start_lower(raw.strip())
+    )
     german = is_german(whole) if german is None else german
     casual = whole == whole.lower() if casual is None else casual
     found, text = Match(), whole

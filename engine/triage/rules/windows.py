@@ -78,8 +78,16 @@ def _cut(text: str, pattern: re.Pattern[str]) -> tuple[str, re.Match[str] | None
         text = text[: m.start()] + " " + text[m.end() :]
 
 
+_MIDNIGHT = re.compile(
+    r"\b(?:midnight|medianoche|mitternacht|minuit|meia-noite|meia noite|mezzanotte|middernacht)\b",
+    re.I,
+)
+"""Midnight said as a word ("de minuit à 7h"): the hour 0."""
+
+
 def find_window(text: str) -> tuple[str, Window | None]:
     """Take a time window out of ``text``: hours, night, weekends, weekdays, named days."""
+    text = _MIDNIGHT.sub("0:00", text) if _MIDNIGHT.search(fold_keep(text)) else text
     days: frozenset[int] | None = None
     text, weekend = _cut(text, WEEKEND)
     if weekend:
@@ -103,7 +111,7 @@ def find_window(text: str) -> tuple[str, Window | None]:
         groups = m.groups()[:6] if m.group(1) else m.groups()[6:]
         start, end = rule_clock_time(*groups[:3]), rule_clock_time(*groups[3:])
         text = text[: m.start()] + " " + text[m.end() :]
-        if end < start:
+        if end < start or start.hour < 6:
             text, _ = _cut(text, NIGHT)  # "at night, from 23 to 7": the hours say which
     elif (m := AFTER.search(plain)) and not re.search(r"\bstart", plain[: m.start()], re.I):
         start, end = rule_clock_time(*m.group(1, 2, 3)), time(0, 0)
