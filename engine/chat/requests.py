@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 
 from engine.chat.replies import words as reply_words
 from engine.chat.said_in import language_of
@@ -39,12 +39,13 @@ from engine.triage.rules.edit import SECTION_TITLES
 from engine.triage.rules.explain import LineExplanation, explain_rule
 from engine.triage.rules.extract import (
     GROUP_WORD,
+    JOIN_WORDS,
     introduced_names,
     kind_words,
     parse_fragment,
     without_role,
 )
-from engine.triage.rules.names import is_german, name_list
+from engine.triage.rules.names import BEFORE_A_NAME, is_german, name_list
 from engine.triage.rules.parse import CUSTOM, parse_rules
 
 
@@ -173,7 +174,7 @@ def _antecedent(before: str, code: str = "en") -> str | None:
     found = parse_fragment(last, german=german)
     who = {without_role(n) for n in (*found.names, *found.chats)}
     first = last.split()[0] if last.split() else ""
-    listed = re.match(rf"{re.escape(first)}\s*(?:,|\s(?:{_LIST_WORDS}))\s+[A-ZÀ-Þ]", last)
+    listed = re.match(rf"{re.escape(first)}\s*(?:,|\s(?:{JOIN_WORDS}))\s+[A-ZÀ-Þ]", last)
     if len(who) > 1 and first in who and not listed:
         who.discard(first)  # "Comprei um tapete na Casa Bonita Decor": a verb, capitalised
     roled = {n for n in who if _said_with_role(n, last)}
@@ -208,10 +209,6 @@ def _german_names(text: str) -> list[str]:
     and a first name with a surname ("Jens Albrecht schreibt … wegen seiner Angebote")."""
     found = list(parse_fragment(text, german=True).names)
     return found + [n for n in name_list(text) if len(n.split()) >= 2 and n not in found]
-
-
-_LIST_WORDS = "and|or|y|o|e|und|oder|et|ou|en|of"
-"""Words that join names in a list ("Ana and Bea"): a first word joined so is a name."""
 
 
 def _chat_before(before: str) -> str | None:
@@ -340,6 +337,7 @@ def _owned_by(text: str, who: str, code: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=16)
 def _defined_in(rules: str) -> str:
     """The rules file's definitions ("Mis hijos, Pablo y Nerea", "my assistant means …") as
     lines that only define, for reading a request the way the file will read it once the
@@ -377,35 +375,41 @@ def _conditional(code: str) -> re.Pattern[str]:
     return re.compile(rf"{RESTRICTIVE}|\b(?:{ONLY_IF})\b|(?<![\w'-])(?:{opens})(?![\w'-])")
 
 
-def _reads_alone(clause: str, antecedent: str | None, rules: str, code: str) -> bool:
+def _alone(clause: str, antecedent: str | None, rules: str, code: str) -> CompiledRule | None:
+    """``clause`` read on its own as one instruction, its pronouns standing for
+    ``antecedent``: the rule when it reads in full and names something, else None."""
     found = compile_rules_text(f"{_defined_in(rules)}{clause}\n")
     if len(found) != 1:
-        return False
+        return None
     rule = _with_antecedent(found[0], antecedent, code)
-    return rule.understood and not _vague(rule) and not _pronoun_named(rule)
+    readable = rule.understood and not _vague(rule) and not _pronoun_named(rule)
+    return rule if readable else None
+
+
+def _reads_alone(clause: str, antecedent: str | None, rules: str, code: str) -> bool:
+    return _alone(clause, antecedent, rules, code) is not None
 
 
 def _asks_alone(clause: str, antecedent: str | None, rules: str, code: str) -> bool:
     """A part of a sentence that reads in full as an instruction of its own: it says what it
     is about itself ("only if there is something to pay" does not: what it is about is in
-    the other part), and a pronoun in it stands for something named."""
+    the other part), its names are where names go, and a pronoun in it stands for
+    something named."""
     if antecedent is None and _refers_back(clause):
         return False  # "… quand ils arrivent": who they are is in the other part
-    found = compile_rules_text(f"{_defined_in(rules)}{clause}\n")
-    if len(found) != 1:
-        return False
-    rule = _with_antecedent(found[0], antecedent, code)
-    if not replace(rule.scope, anything=False).says_something:
-        return False
-    if not _credibly_named(rule):
-        return False
-    return rule.understood and not _vague(rule) and not _pronoun_named(rule)
+    rule = _alone(clause, antecedent, rules, code)
+    return (
+        rule is not None
+        and replace(rule.scope, anything=False).says_something
+        and _credibly_named(rule)
+    )
 
 
-_SAID_BEFORE_A_NAME = (
-    r"from|by|de|del|von|vom|da|di|du|des|do|dal|about|sobre|mute|silence|silencia|silenciar|"
-    r"silenzia|stummschalten|schalte|ignore|ignora"
-)
+_SAID_BEFORE_A_NAME = "|".join(
+    sorted(BEFORE_A_NAME | {"about", "sobre", "mute", "silence", "silencia", "silenciar",
+                            "silenzia", "stummschalten", "schalte", "ignore", "ignora"})
+)  # fmt: skip
+"""Words after which a name in lower case is one ("de linkedin", "mute linkedin")."""
 
 
 def _credibly_named(rule: CompiledRule) -> bool:

@@ -396,3 +396,10 @@ def test_negated_endings_and_midnight(line: str, section: str, start: time | Non
     assert rule.rule.section == section
     if start is not None:
         assert rule.window is not None and rule.window.start == start
+
+
+def test_a_type_word_joined_to_a_name_is_that_institution() -> None:
+    """ "… en gemeente Amsterdam" names the municipality; "… and the school" names no one."""
+    assert _one("Belastingdienst en gemeente Amsterdam: altijd").understood
+    (school,) = compile_rules_text("## Always notify\n- Mãe, Pai or the school\n")
+    assert school.unread == ("school",)

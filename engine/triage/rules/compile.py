@@ -669,7 +669,7 @@ def _faithful(compiled: CompiledRule) -> CompiledRule:
     if folded:  # a word read in one part of the line is read ("Groupe « Équipe » : … l'équipe")
         said = set(words(" ".join(p for m in parts for p in _said(m))))
         if any(m.has_identity() for m in parts):
-            said |= identity_words() - joined_roles(fold(compiled.rule.read_text))
+            said |= identity_words() - joined_roles(compiled.rule.read_text)
         folded = tuple(w for w in folded if w not in said)
     if not folded:
         return compiled

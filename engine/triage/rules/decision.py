@@ -95,12 +95,12 @@ _EXCEPT = (
     r"behalve(?: als| wanneer)?|maar alleen als)"
 )
 _TAIL = rf"(?:(?:[\s,;]|\s[—–-]{{1,2}})+(?P<tail>{_EXCEPT}\b.*?))?"
-_WIDENING = (
+WIDENING = (
     r"(?:(?:even|including|meme|aunque|incluso|auch|selbst|anche|perfino|mesmo|ate)\b"
     rf"|{phrase_pattern('clauses.widening')})"
 )
-_WIDEN = rf"(?:\s*,?\s*{_WIDENING}[^.;]*?)?"
-_WIDEN_SAID = rf"(?:\s*,?\s*{_WIDENING}(?P<widened>[^.;]*?))?"
+_WIDEN = rf"(?:\s*,?\s*{WIDENING}[^.;]*?)?"
+_WIDEN_SAID = rf"(?:\s*,?\s*{WIDENING}(?P<widened>[^.;]*?))?"
 """A widening after an Always: "…, auch diese ELSTER-Benachrichtigungen" may name a sender
 the line must then cover too."""
 _ONLY_WHEN = (

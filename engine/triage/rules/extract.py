@@ -1354,6 +1354,8 @@ def _only_word(text: str) -> str | None:
     return content[0] if len(content) == 1 else None
 
 
+JOIN_WORDS = r"or|and|nor|y|o|u|e|ni|nem|und|oder|et|ou|en|of"
+"""Words that join the items of a list in the supported languages ("Ana and Bea", "X o Y")."""
 LIST_JOIN = r"\s*(?:,|\s(?:or|and|y|o|e|und|oder|et|ou|ni|nor))\s+"
 
 
@@ -1567,7 +1569,7 @@ def parse_fragment(
         # "anything from ARIC about my grants": ARIC writes in Italian; the sender says enough
         found = replace(found, topic_language=language(whole))
     left = _without_described(text, whole)
-    found = replace(found, unread=unread_words(left, found) + _group_described(whole, found))
+    found = replace(found, unread=unread_words(left, found, whole) + _group_described(whole, found))
     return settle(found, low)
 
 
@@ -1630,7 +1632,7 @@ KEYWORD_PATTERNS: tuple[str, ...] = (
 match are accounted for."""
 
 
-def unread_words(left: str, found: Match) -> tuple[str, ...]:
+def unread_words(left: str, found: Match, whole: str = "") -> tuple[str, ...]:
     """The words of ``left`` (what the extractors left of a clause) that no condition of
     ``found`` accounts for: not a keyword the reader knows, not a function word, not a word
     of a name or topic it read. A role word ("my husband Andrés") is accounted for when
@@ -1659,7 +1661,7 @@ def unread_words(left: str, found: Match) -> tuple[str, ...]:
     taken = set(words(said)) | function_words()
     if found.has_identity():
         roles = ROLE_WORDS | {f"{w}s" for w in ROLE_WORDS} | identity_words()
-        taken |= roles - joined_roles(low)
+        taken |= roles - joined_roles(whole or left)
     if len(found.names) == 1:
         taken |= _PRONOUNS  # "what Valentina sends, even if she …": the one person named
     return tuple(dict.fromkeys(w for w in words(low) if w not in taken))
@@ -1687,19 +1689,24 @@ def without_role(name: str) -> str:
     return " ".join(written)
 
 
-_JOIN_WORD = re.compile(
-    r"\s(?:or|and|y|o|e|und|oder|et|ou|ni|nor)\s+(?P<next>[\w'-]+)\s*(?P<then>[\w'-]*)"
-)
+_JOIN_WORD = re.compile(rf"\s(?:{JOIN_WORDS})\s+(?P<next>[\w'-]+)\s*(?P<then>[\w'-]*)")
 
 
-def joined_roles(low: str) -> set[str]:
+def joined_roles(text: str) -> set[str]:
     """Role words that are an alternative of their own ("Sofia or the kids"), not what a
     name is ("my husband Andrés"): they follow "or" / "and", at most a function word
-    between. Naming someone else does not account for them."""
+    between. Naming someone else does not account for them. ``text`` as written: a role
+    word followed by a name is that name's ("… en gemeente Amsterdam")."""
     out: set[str] = set()
-    for m in _JOIN_WORD.finditer(low):
+    folded, where = fold_with_map(text)
+    for m in _JOIN_WORD.finditer(folded):
         first, then = m.group("next"), m.group("then")
-        out.add(then if first in function_words() and then else first)
+        word, end = (
+            (then, m.end("then")) if first in function_words() and then else (first, m.end("next"))
+        )
+        if re.match(r"\s+[A-ZÀ-Þ]", text[where[end - 1] + 1 :]):
+            continue  # "… en gemeente Amsterdam": the municipality, by its type and name
+        out.add(word)
     return out
 
 

@@ -54,7 +54,9 @@ _MESSAGE_WORDS = frozenset(phrases("words.messages"))
 """Words for messages themselves, which open many lines capitalised: never a name."""
 
 
-_BEFORE_A_NAME = {"from", "by", "de", "von", "vom", "da", "di", "du", "des", "do", "van", "dal"}
+BEFORE_A_NAME = frozenset(
+    {"from", "by", "de", "del", "von", "vom", "da", "di", "du", "des", "do", "van", "dal"}
+)
 """Words after which a capitalised word is a name even if it is a function word of some
 language ("from Dan": "dan" is Dutch for "then")."""
 
@@ -66,7 +68,7 @@ def _is_name_token(token: str, before: str = "") -> bool:
         return True
     if not core or low in STOP or low in VOCAB or low in MONTHS or low in _MESSAGE_WORDS:
         return False
-    after_from = fold(before) in _BEFORE_A_NAME or fold(before) in identity_words()
+    after_from = fold(before) in BEFORE_A_NAME or fold(before) in identity_words()
     if low in function_words() and not core.isupper() and not (after_from and len(core) > 2):
         return False  # "Cuando escriba", "Wenn sie": a capital that starts a sentence
     if low in DAY_ALIASES or low.rstrip("s") in DAY_ALIASES:

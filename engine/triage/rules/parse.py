@@ -20,9 +20,9 @@ from dataclasses import dataclass, field, replace
 from engine.triage.classifier import fold
 from engine.triage.language import phrase_pattern
 from engine.triage.rules.clauses import CATCH_ALL, sentences
-from engine.triage.rules.decision import ONLY_IF, OTHERWISE, RESTRICTIVE, line_section
+from engine.triage.rules.decision import ONLY_IF, OTHERWISE, RESTRICTIVE, WIDENING, line_section
 from engine.triage.rules.definitions import Definition, read_definition, with_definitions
-from engine.triage.rules.extract import parse_fragment
+from engine.triage.rules.extract import JOIN_WORDS, parse_fragment
 from engine.triage.rules.sections import ALWAYS, CUSTOM, NEVER, Section
 
 __all__ = [
@@ -245,11 +245,13 @@ _REASON_AFTER = re.compile(
 when I'm ready", "… – those need my sign-off", "…, porque …")."""
 
 
-def _reasoned(sentence: str) -> list[str]:
+def _reasoned(sentence: str, *, prose: bool = False) -> list[str]:
     """A sentence whose instruction comes with the user's reason after it ("…, because …",
     "…, I'll read them when I'm ready"), as two clauses: the instruction, read as a rule, and the
     reason, read as talk (shown as such, never applied). Only where the instruction states
-    its decision and the reason states none; otherwise the sentence stays whole."""
+    its decision and the reason states none; otherwise the sentence stays whole. In
+    ``prose`` an aside without a reason's first word is talk too ("…, no las necesito en el
+    momento"); a line under a heading keeps it (it is not read sentence by sentence)."""
     folded = fold(sentence)
     if len(folded) != len(sentence):
         return [sentence]
@@ -257,25 +259,20 @@ def _reasoned(sentence: str) -> list[str]:
         head, tail = sentence[: m.start()].strip(" ,;:"), sentence[m.end() :].strip()
         if head and tail and line_section(head) is not None and line_section(tail) is None:
             return [head, tail]
-    for m in _CLAUSE_AFTER.finditer(folded):
+    for m in _CLAUSE_AFTER.finditer(folded) if prose else ():
         head, tail = sentence[: m.start()].strip(" ,;:"), sentence[m.end() :].strip()
         if head and tail and line_section(head) is not None and _only_talk(tail):
             return [head, tail]
     return [sentence]
 
 
-_WIDENING_WORDS = (
-    r"\b(?:even|including|also|too|meme|aussi|aunque|incluso|tambien|auch|selbst|anche|"
-    r"perfino|mesmo|ate|tambem|ook|zelfs)\b"
-)
+_ADDING = r"\b(?:also|too|aussi|tambien|tambem|ook|zelfs)\b"
+"""Words that add to a list (a widening too, though no rule ending takes them)."""
 _CLAUSE_AFTER = re.compile(r"\s*[,;:]\s+|\s+[—–-]{1,2}\s+")
 _HEDGES = re.compile(rf"{RESTRICTIVE}|\b(?:{ONLY_IF})\b|{phrase_pattern('clauses.conditions')}")
 
 
-_GOES_ON = re.compile(
-    rf"^\s*(?:or|and|nor|y|o|u|e|ni|und|oder|et|ou|nem|of|en)\b|{_WIDENING_WORDS}|"
-    rf"{phrase_pattern('clauses.widening')}"
-)
+_GOES_ON = re.compile(rf"^\s*(?:{JOIN_WORDS})\b|{WIDENING}|{_ADDING}")
 """A clause that goes on with the line's list or widens it ("…, or for anything else",
 "…, auch diese ELSTER-…"): part of the instruction."""
 
@@ -301,7 +298,10 @@ def decided_sentences(
     one rule (one sentence, or only its first says a decision). A paragraph outside the
     sections (``prose``) is always read sentence by sentence."""
     parts = [
-        r for s in sentences(text, semicolons=False) for c in _contrasted(s) for r in _reasoned(c)
+        r
+        for s in sentences(text, semicolons=False)
+        for c in _contrasted(s)
+        for r in _reasoned(c, prose=prose)
     ]
     if len(parts) < 2 or any(len(p) > MAX_RULE_CHARS for p in parts):
         return None
