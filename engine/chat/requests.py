@@ -47,6 +47,7 @@ from engine.triage.rules.extract import (
 )
 from engine.triage.rules.names import BEFORE_A_NAME, is_german, name_list
 from engine.triage.rules.parse import CUSTOM, parse_rules
+from engine.triage.rules.vocab import ROLE_WORDS
 
 
 @dataclass(frozen=True)
@@ -170,6 +171,8 @@ def _antecedent(before: str, code: str = "en") -> str | None:
     if not said:
         return None
     last = said[-1].strip(" .!")
+    if (narrated := _narrated_person(last)) is not None:
+        return narrated
     german = code == "de" or is_german(last)  # its nouns are capitalised, not names
     found = parse_fragment(last, german=german)
     who = {without_role(n) for n in (*found.names, *found.chats)}
@@ -193,6 +196,54 @@ def _antecedent(before: str, code: str = "en") -> str | None:
         return without_role(named.pop())
     spans = _kind_phrases(last)
     return _readable_from(last, spans[0]) if len(spans) == 1 and not who and not named else None
+
+
+_NAME_WORD = r"[^\W\d_][\w'’-]*"
+
+
+@cache
+def _introducing() -> re.Pattern[str]:
+    """A person said with a title or with who they are, on the folded text: "mr hadley",
+    "o Sr. Carvalho", "il sig. bianchi", "My ex, Kyle Brandt", "Ma nounou, Fatou Diallo",
+    "A minha afilhada Beatriz" (after a word for who the person is, a comma between or
+    not, the words that follow; which of them are a name is seen as written)."""
+    titles = phrase_pattern("words.titles")
+    roles = "|".join(
+        re.escape(w) for w in sorted(identity_words() | ROLE_WORDS, key=len, reverse=True)
+    )
+    return re.compile(
+        rf"(?P<title>{titles})\.?\s+(?P<titled>{_NAME_WORD}(?:\s+{_NAME_WORD})?)"
+        rf"|(?<![\w'-])(?:{phrase_pattern('definitions.possessives')})\s+(?:{roles})"
+        rf",?\s+(?:(?:{phrase_pattern('definitions.articles')})\s+)?"
+        rf"(?=(?P<named>{_NAME_WORD}(?:\s+{_NAME_WORD})?))"
+    )
+
+
+def _titled(word: str) -> bool:
+    return bool(re.fullmatch(phrase_pattern("words.titles"), fold_with_map(word.strip("."))[0]))
+
+
+def _narrated_person(sentence: str) -> str | None:
+    """The one person a sentence of the user's story introduces with a title or with who
+    they are ("my landlord mr hadley texts me on whatsapp sometimes"), capitalised as a
+    name; None when it introduces none or several."""
+    folded, where = fold_with_map(sentence)
+    found: set[str] = set()
+    for m in _introducing().finditer(folded):
+        group = "titled" if m.group("title") else "named"
+        begins = m.start("title") if m.group("title") else m.start(group)
+        said = sentence[where[begins] : where[m.end(group) - 1] + 1].split()
+        if m.group("title"):
+            said = [said[0], *said[1:2], *[w for w in said[2:3] if w[:1].isupper()]]
+        first, *rest = said
+        if m.group("title"):
+            words_said = said
+        elif not first[:1].isupper() or first.lower() in function_words() or _titled(first):
+            continue  # "my son has a new coach": no name said; "o Sr. Carvalho": the title's
+        else:
+            words_said = [first] + [w for w in rest[:1] if w[:1].isupper()]
+        found.add(" ".join(w[:1].upper() + w[1:] for w in words_said).strip(",.;:"))
+    return found.pop() if len(found) == 1 else None
 
 
 def _said_with_role(name: str, text: str) -> bool:
@@ -284,9 +335,12 @@ def _with_antecedent(rule: CompiledRule, antecedent: str | None, code: str = "en
     """A sentence the reader cannot read for want of who it is about, read again with its
     pronouns (or its possessive: "ses messages", "notificaciones suyas") standing for what
     the message named before; as it was otherwise."""
-    if antecedent is None or (rule.understood and not _vague(rule) and not _pronoun_named(rule)):
+    if antecedent is None:
         return rule
     text = rule.rule.text
+    unnamed = _writes_unnamed(rule, code)
+    if rule.understood and not _vague(rule) and not _pronoun_named(rule) and unnamed is None:
+        return rule
     owned = _owned_by(text, antecedent, code)
     article = _article_pronoun(text, code)
     if owned is not None:
@@ -295,10 +349,28 @@ def _with_antecedent(rule: CompiledRule, antecedent: str | None, code: str = "en
         text = _resolved(text, antecedent)
     elif article is not None:
         text = f"{text[: article.start(1)]}{antecedent}{text[article.end(1) :]}"
+    elif unnamed is not None:
+        text = f"{text[:unnamed]}{antecedent} {text[unnamed:]}"
     else:
         return rule
     again = compile_rules_text(f"{text}\n")  # it states its decision
     return again[0] if len(again) == 1 and again[0].understood else rule
+
+
+def _writes_unnamed(rule: CompiledRule, code: str) -> int | None:
+    """Where a sentence that names no one says that someone writes, in a language that
+    drops the word for who ("Se mi scrive su WhatsApp avvisami sempre"), as the place in the
+    text to say who; None otherwise. Read without who, the line would be about everyone."""
+    said = language_data(code).phrases["words.writes_me"]
+    if not said or _named_someone(rule):
+        return None
+    folded, where = fold_with_map(rule.rule.text)
+    m = re.search(rf"(?<![\w'-])(?:{'|'.join(phrase_regex(w) for w in said)})(?![\w'-])", folded)
+    return None if m is None else where[m.start()]
+
+
+def _named_someone(rule: CompiledRule) -> bool:
+    return rule.scope.has_who() or any(a.has_who() for a in rule.scope.any_of)
 
 
 def _article_pronoun(text: str, code: str) -> re.Match[str] | None:

@@ -240,3 +240,47 @@ def test_more_ways_to_say_a_decision(said: str, section: str) -> None:
 def test_a_capitalised_possessive_is_no_sender() -> None:
     request = read_request("Herr Brandt schreibt oft. Seine Mails will ich bitte immer sehen.")
     assert [r for _, _, r in request.read] == ["Immer benachrichtigen: E-Mails von Herr Brandt"]
+
+
+@pytest.mark.parametrize(
+    ("message", "reading"),
+    [
+        (
+            "our neighbour mrs okoro waters the plants, pls always tell me when she writes",
+            "Always notify: from Mrs Okoro",
+        ),
+        (
+            "Mi vecino, el Sr. Ibáñez, riega las plantas. Avísame siempre que me escriba.",
+            "Avisar siempre: de Sr. Ibáñez",
+        ),
+        (
+            "Abbiamo una nuova baby-sitter, si chiama Giulia Ferri. Se mi scrive avvisami sempre.",
+            "Avvisa sempre: da Giulia Ferri",
+        ),
+        (
+            "Mein Patenkind Lena ist im Ausland 🌍 Wenn sie schreibt, sag mir immer Bescheid.",
+            "Immer benachrichtigen: von Lena",
+        ),
+    ],
+)
+def test_the_person_a_story_introduces_is_who_the_request_is_about(
+    message: str, reading: str
+) -> None:
+    request = read_request(message)
+    assert [r for _, _, r in request.read] == [reading], request.unread
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "silencia el grupo 'Vecinos Bloque 4' del todo, ni aunque me etiqueten",
+        "mute the 'Five-a-side' group completely, even mentions",
+        "Schalte die Gruppe 'Chor Alt' komplett stumm, auch @-Erwähnungen",
+        "silenzia il gruppo 'Calcetto' anche con le menzioni",
+    ],
+)
+def test_muting_a_group_even_when_it_mentions_me_reads_whole(message: str) -> None:
+    request = read_request(message)
+    assert len(request.read) == 1 and not request.unread, request.unread
+    section, _, _ = request.read[0]
+    assert section == "never"

@@ -90,6 +90,7 @@ PHRASE_KEYS = {
         "second_person",
         "messages",
         "pronouns",
+        "writes_me",
         "possessives_before",
         "possessives_after",
         "article_pronouns",
@@ -139,6 +140,7 @@ OPTIONAL_KEYS = frozenset(
         "clauses.said_after",
         "words.article_pronouns",
         "words.noun_endings",
+        "words.writes_me",
     }
 )
 """Constructions a language may not have: a frame around the topic or a verb after a quoted

@@ -6,6 +6,7 @@ widen it ("even if …", "aunque …"), which are dropped."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 from engine.triage.classifier.text import fold, fold_with_map
@@ -129,6 +130,15 @@ ABBREVIATION = re.compile(
 """A word whose full stop ends no sentence: a title before a name ("dott. Ferrante")."""
 
 
+def _emoji_ends(text: str, i: int) -> bool:
+    """An emoji ends a sentence when a capitalised word starts the next one ("… usar
+    WhatsApp 👵 Avísame siempre …"), as people type in a chat."""
+    if unicodedata.category(text[i]) != "So" or i + 1 >= len(text) or not text[i + 1].isspace():
+        return False
+    rest = text[i + 1 :].lstrip()
+    return rest[:1].isupper()
+
+
 def sentences(text: str, *, semicolons: bool = True) -> list[str]:
     """Split on sentence ends outside parentheses (and on semicolons, unless told not)."""
     out, depth, start = [], 0, 0
@@ -137,6 +147,7 @@ def sentences(text: str, *, semicolons: bool = True) -> list[str]:
         depth += ch == "("
         depth -= ch == ")" and depth > 0
         ends = ch in stops and depth == 0 and (i + 1 == len(text) or text[i + 1].isspace())
+        ends = ends or (depth == 0 and _emoji_ends(text, i))
         if ends and not ABBREVIATION.search(text[start:i]):
             out.append(text[start : i + 1].strip())
             start = i + 1

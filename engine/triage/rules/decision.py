@@ -464,7 +464,9 @@ _ARROW = re.compile(r"\s*(?:→|⇒|->|=>)\s*")
 
 
 def without_courtesies(text: str) -> str:
-    """The line without its courtesies and its words for "right away", the rest as written."""
+    """The line without its courtesies and its words for "right away", the rest as written;
+    a courtesy may open it ("pls always tell me …")."""
+    text = f" {text}"
     low, _ = fold_with_map(text)
     if len(low) != len(text):
         return text
@@ -473,8 +475,8 @@ def without_courtesies(text: str) -> str:
         out.append(text[last : m.start()])
         last = m.end()
     out.append(text[last:])
-    kept = "".join(out).strip()
-    return kept if kept else text
+    kept = "".join(out).strip().lstrip(",;:!. ")
+    return kept if kept else text.strip()
 
 
 def read_decision(text: str) -> tuple[str, Decision | None]:

@@ -11,7 +11,7 @@ from collections import defaultdict
 from functools import cache
 
 from engine.triage.classifier.text import fold
-from engine.triage.language import function_words, identity_words
+from engine.triage.language import function_words, identity_words, phrases
 from engine.triage.rules.names import VOCAB
 from engine.triage.rules.vocab import ROLE_WORDS, STOP
 
@@ -26,8 +26,12 @@ def _known() -> frozenset[str]:
 @cache
 def _targets() -> frozenset[str]:
     """What a typo may be read as: words that carry a condition (kinds, sources, roles),
-    never a function word ("codes" is not a typo of "comes")."""
-    return frozenset(VOCAB | ROLE_WORDS | identity_words()) - function_words() - STOP
+    never a function word ("codes" is not a typo of "comes"); a word said for emphasis
+    too ("entirley")."""
+    said_for_emphasis = {p for p in phrases("predicates.intensifiers") if p.isalpha()}
+    return frozenset(VOCAB | ROLE_WORDS | identity_words() | said_for_emphasis) - (
+        function_words() | STOP
+    )
 
 
 @cache
