@@ -60,7 +60,14 @@ from engine.chat.intents import (
     social_request,
     yes_or_no,
 )
-from engine.chat.removal import Removal, proposed_answer, read_removal, removed_answer, which_answer
+from engine.chat.removal import (
+    Removal,
+    contradicted,
+    proposed_answer,
+    read_removal,
+    removed_answer,
+    which_answer,
+)
 from engine.chat.requests import ReadRequest, read_request, section_text
 from engine.chat.said_in import language_of
 from engine.chat.turns import Turns
@@ -209,7 +216,7 @@ class ChatHub:
         of the file it names is put to the user for removal, a known phrasing is added; None
         when it asks for none."""
         read_whole = bool(request.read) and not request.unread
-        removal = None if read_whole else self._removal(text)
+        removal = self._contradicted(text) if read_whole else self._removal(text)
         if removal is not None:
             return self._put_removal(sid, removal)
         change = preference_change(text)
@@ -251,6 +258,12 @@ class ChatHub:
         if REMOVE not in self.loop.registry.names():
             return None
         return read_removal(text, self._rules_text())
+
+    def _contradicted(self, text: str) -> Removal | None:
+        """The line of the rules file a request read in full takes back, if any."""
+        if REMOVE not in self.loop.registry.names():
+            return None
+        return contradicted(text, self._rules_text())
 
     def _rules_text(self) -> str:
         """The rules file as it is now; empty when there is none or it cannot be read (the

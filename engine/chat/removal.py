@@ -20,8 +20,12 @@ from engine.chat.said_in import language_of
 from engine.triage.classifier import words
 from engine.triage.classifier.text import fold
 from engine.triage.language import LANGUAGES, function_words, phrase_pattern, phrases
-from engine.triage.rules.parse import Rule, parse_rules
+from engine.triage.rules.clauses import sentences
+from engine.triage.rules.decision import line_section, read_decision
+from engine.triage.rules.extract import kind_words
+from engine.triage.rules.parse import ALWAYS, NEVER, Rule, parse_rules
 from engine.triage.rules.vocab import STOP
+from engine.triage.rules.windows import NIGHT, WEEKDAYS, WEEKEND
 
 SHORTEST = 3
 """Words shorter than this ("de", "la", "2") say too little to name a line."""
@@ -52,15 +56,81 @@ def _said_words() -> frozenset[str]:
 
 
 def _content(text: str) -> set[str]:
+    """The words of ``text`` that may name a line, a plural said as its singular
+    ("weekends" is "weekend")."""
     skip = function_words() | STOP | _said_words()
-    return {w for w in words(text) if len(w) >= SHORTEST and w not in skip}
+    return {
+        _singular(w) for w in words(text) if len(w) >= SHORTEST and (w not in skip or _says_when(w))
+    }
+
+
+def _says_when(word: str) -> bool:
+    """A word that says when a line applies ("weekends", "nachts"): it names that line."""
+    return any(p.fullmatch(word) for p in (NIGHT, WEEKEND, WEEKDAYS))
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 4 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _names_said(message: str) -> set[str]:
+    """The words of ``message`` written with a capital that may name a line."""
+    capitalised = " ".join(w for w in message.split() if w[:1].isupper())
+    return _content(capitalised)
+
+
+def contradicted(message: str, rules_text: str) -> Removal | None:
+    """A request that says the opposite of a line of the file about the same thing ("you
+    can let Tobias through again" with "Tobias" under Never notify, "stop telling me about
+    the Zillow listings" with them under Always): the user takes back what that line says,
+    so the line is put to them for removal instead of a second line that contradicts it.
+    Only a line every word of which the request says, or that holds every name the request
+    says that the file holds, alone of its section; the user's yes takes it out."""
+    said_apart = [c for s in sentences(" ".join(message.split())) for c in (s, *_clauses(s))]
+    decided = {line_section(c) for c in said_apart} - {None}
+    section = decided.pop() if len(decided) == 1 else None
+    opposite = {ALWAYS: NEVER, NEVER: ALWAYS}.get(section) if section else None
+    if opposite is None:
+        return None
+    said = _content(message)
+    rules = [r for r in parse_rules(rules_text).rules if r.text.strip()]
+    in_lines = set().union(*(_content(r.text) for r in rules)) if rules else set()
+    names = _names_said(message) & in_lines  # "Tobias" for "Nachrichten von Tobias Lang"
+    lines = [r for r in rules if r.section == opposite]
+    deciding = [c for c in said_apart if line_section(c) is not None]
+    shortest = min(deciding, key=len) if deciding else message
+    kinds = _kinds(shortest)  # of what decides: "wir haben uns vertragen" names no contract
+    covered = tuple(
+        r
+        for r in lines
+        if kinds <= _kinds(r.text)  # "never Zalando's promotions" narrows "Zalando": no undo
+        and (
+            (_content(r.text) and _content(r.text) <= said) or (names and names <= _content(r.text))
+        )
+    )
+    if len(covered) != 1:
+        return None
+    return Removal(covered[0], (), request_language(message))
+
+
+def _kinds(text: str) -> frozenset[str]:
+    """The kinds of message ``text`` names ("promotions", "invoices"), its own decision's
+    words left out ("avises" is no "avis")."""
+    return frozenset(kind_words(read_decision(text)[0])[0].kinds)
+
+
+def _clauses(sentence: str) -> list[str]:
+    """The parts of a sentence between its commas ("Lukas and I made up, you can let him
+    through again"): one of them may say the decision."""
+    parts = [p.strip() for p in re.split(r"[,;:]", sentence)]
+    return [p for p in parts if p] if len(parts) > 1 else []
 
 
 def read_removal(message: str, rules_text: str) -> Removal | None:
     """The removal ``message`` asks for in the rules ``rules_text``, or None when it asks
     for none (no removal phrase, or no line shares its words)."""
     if not _asks().search(fold(" ".join(message.split()))):
-        return None
+        return contradicted(message, rules_text)
     said = _content(message)
     rules = [r for r in parse_rules(rules_text).rules if r.text.strip()]
     held = [(r, _content(r.text) & said) for r in rules]

@@ -125,3 +125,49 @@ async def test_a_linked_rules_file_stays_a_link_after_a_removal(
     await tiny_engine.send("yes")
     assert workspace.rules_file.is_symlink()
     assert "- LinkedIn\n" not in target.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("said", "rules", "line"),
+    [
+        (
+            "Lukas and I made up, you can let him through again",
+            "## Never notify\n- messages from Lukas Brenner\n- newsletters\n",
+            "messages from Lukas Brenner",
+        ),
+        (
+            "bought the coat 🎉 you can stop telling me about Zalando",
+            "## Always notify\n- correos de Zalando\n- mi madre\n",
+            "correos de Zalando",
+        ),
+        (
+            "Ya no me avises de Zalando, ya compré el abrigo",
+            "## Avisar siempre\n- correos de Zalando\n- mi madre\n",
+            "correos de Zalando",
+        ),
+        (
+            "Podes voltar a avisar-me do grupo 'Vizinhos do 3º', agora sou síndica",
+            "## Nunca avisar\n- grupo 'Vizinhos do 3º'\n- publicidade\n",
+            "grupo 'Vizinhos do 3º'",
+        ),
+    ],
+)
+def test_a_request_that_says_the_opposite_of_a_line_takes_it_back(
+    said: str, rules: str, line: str
+) -> None:
+    removal = read_removal(said, rules)
+    assert removal is not None and removal.rule is not None
+    assert removal.rule.text == line
+
+
+@pytest.mark.parametrize(
+    ("said", "rules"),
+    [
+        ("Never notify me about Zalando promotions", "## Always notify\n- correos de Zalando\n"),
+        ("Always tell me about invoices from Jonas", "## Never notify\n- newsletters\n- Maria\n"),
+        ("Mute Jonas", "## Always notify\n- Jonas Weber\n- Jonas Klein\n"),
+    ],
+)
+def test_a_narrower_or_unrelated_request_takes_nothing_back(said: str, rules: str) -> None:
+    removal = read_removal(said, rules)
+    assert removal is None or removal.rule is None

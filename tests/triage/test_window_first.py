@@ -403,3 +403,40 @@ def test_a_type_word_joined_to_a_name_is_that_institution() -> None:
     assert _one("Belastingdienst en gemeente Amsterdam: altijd").understood
     (school,) = compile_rules_text("## Always notify\n- Mãe, Pai or the school\n")
     assert school.unread == ("school",)
+
+
+@pytest.mark.parametrize(
+    ("line", "start", "end", "days"),
+    [
+        (
+            "During office hours (8 to 5, Mon–Thu), never notify me about the 'Running Club' group",
+            "08:00",
+            "17:00",
+            {0, 1, 2, 3},
+        ),
+        ("Während der Bürozeiten keine Nachrichten aus der Gruppe 'Chor' melden", "09:00", "18:00",
+         {0, 1, 2, 3, 4}),
+        ("En horario laboral (de 8 a 15, lunes a jueves) no me avises de Rafa", "08:00", "15:00",
+         {0, 1, 2, 3}),
+        ("Tijdens kantooruren geen meldingen van de groep 'Buren'", "09:00", "18:00",
+         {0, 1, 2, 3, 4}),
+        ("de 11 de la noche a 6 de la mañana no me avises de nada de Rafa", "23:00", "06:00",
+         set(range(7))),
+    ],
+)  # fmt: skip
+def test_working_hours_and_hours_said_with_the_part_of_the_day(
+    line: str, start: str, end: str, days: set[int]
+) -> None:
+    rule = _one(line)
+    assert rule.understood, explain_rule(rule).problem
+    assert rule.rule.section == "never"
+    window = rule.window
+    assert window is not None
+    assert (window.start.strftime("%H:%M"), window.end.strftime("%H:%M")) == (start, end)
+    assert set(window.days) == days
+
+
+def test_none_of_with_a_notify_verb_says_never() -> None:
+    assert _one("Keine Mails von Jonas melden").rule.section == "never"
+    assert _one("Geen mails van Jan melden").rule.section == "never"
+    assert _one("Mails von Jonas: melden").rule.section == "always"

@@ -41,6 +41,7 @@ PHRASE_TABLES = (
     "digest",
     "calendar",
     "removal",
+    "windows",
 )
 PHRASE_KEYS = {
     "answers": ("notify", "never"),
@@ -91,6 +92,7 @@ PHRASE_KEYS = {
         "messages",
         "pronouns",
         "writes_me",
+        "no_determiners",
         "possessives_before",
         "possessives_after",
         "article_pronouns",
@@ -130,6 +132,7 @@ PHRASE_KEYS = {
         "next",
     ),
     "digest": ("asks", "about", "email", "whatsapp"),
+    "windows": ("working_hours",),
     "calendar": ("asks", "next_event"),
     "removal": ("asks",),
 }
@@ -165,6 +168,8 @@ class Language:
     """``"answers.notify"``, ``"predicates.never_end"``, … → their phrases."""
     numbers: dict[str, int]
     weekdays: dict[str, int]
+    day_abbreviations: dict[str, int]
+    """Short day names ("Mo", "lun", "sex"), read only in a range of days ("Mo–Fr")."""
 
 
 def _folded_words(items: list[str]) -> frozenset[str]:
@@ -204,6 +209,7 @@ def language(code: str) -> Language:
         phrases=phrases,
         numbers={fold(k): int(v) for k, v in raw["numbers"].items()},
         weekdays={fold(k): int(v) for k, v in raw["weekdays"].items()},
+        day_abbreviations={fold(k): int(v) for k, v in raw["day_abbreviations"].items()},
     )
 
 
@@ -239,6 +245,12 @@ def _merged(table: str) -> dict[str, int]:
 def numbers() -> dict[str, int]:
     """Number words of every language, folded, to their value."""
     return _merged("numbers")
+
+
+@cache
+def day_abbreviations() -> dict[str, int]:
+    """Short day names of every language, folded, to their number (0 = Monday)."""
+    return _merged("day_abbreviations")
 
 
 @cache

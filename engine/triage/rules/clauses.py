@@ -131,12 +131,13 @@ ABBREVIATION = re.compile(
 
 
 def _emoji_ends(text: str, i: int) -> bool:
-    """An emoji ends a sentence when a capitalised word starts the next one ("… usar
-    WhatsApp 👵 Avísame siempre …"), as people type in a chat."""
+    """An emoji followed by a word ends a sentence ("… usar WhatsApp 👵 Avísame siempre …",
+    "il trasloco è finito 🎉 non serve più …"), as people type in a chat; one inside quotes
+    is part of a name ("'Famiglia 💕'")."""
     if unicodedata.category(text[i]) != "So" or i + 1 >= len(text) or not text[i + 1].isspace():
         return False
     rest = text[i + 1 :].lstrip()
-    return rest[:1].isupper()
+    return rest[:1].isalpha()
 
 
 def sentences(text: str, *, semicolons: bool = True) -> list[str]:
@@ -154,7 +155,16 @@ def sentences(text: str, *, semicolons: bool = True) -> list[str]:
     rest = text[start:].strip()
     if rest:
         out.append(rest)
+    out = [_without_leading_symbols(s) for s in out]
     return [s for s in out if s.strip(" .;")]
+
+
+def _without_leading_symbols(sentence: str) -> str:
+    """ "🎉 you can stop …" → "you can stop …"."""
+    n = 0
+    while n < len(sentence) and (unicodedata.category(sentence[n]) == "So" or sentence[n] == " "):
+        n += 1
+    return sentence[n:] if n < len(sentence) else sentence
 
 
 def take_apart(text: str, *, section_rule: bool) -> Parts:

@@ -330,7 +330,8 @@ def _problem(rule_text: str, scope: Match, *conditions: Match) -> str | None:
     if role and not identity:
         return f"who is \u201cmy {role.group(1)}\u201d? Add their name or e-mail address"
     unread = _unread_sender(find_window(rule_text)[0])  # "from 8pm to 7am" is a time
-    if unread and not scope.has_who() and not scope.kinds and not scope.any_of:
+    named = scope.has_who() or any(c.has_who() for c in conditions)
+    if unread and not named and not scope.kinds and not scope.any_of:
         return f"who is \u201c{unread}\u201d? Name them or their address"
     if not scope.says_something and not any(c.says_something for c in conditions):
         return NOTHING_READ

@@ -368,8 +368,14 @@ def _ending(line: _Line) -> str | None:
         m = pattern.search(line.low)
         if m and m.start() > 0 and not _NEGATED_BEFORE.search(line.low[: m.start()]):
             said = f"{line.before(m)}{_widened(line, m)}"
+            none_of = _NONE_OF.match(said)
+            if pattern is END_NOTIFY and none_of:  # "Keine Mails von Jonas melden"
+                lead, said = "never notify me about", said[none_of.end() :]
             return f"{lead} {said}{_excepted(line.tail(m), lead)}"
     return None
+
+
+_NONE_OF = re.compile(rf"^\s*{phrase_pattern('words.no_determiners')}\s+", re.I)
 
 
 def _opening(line: _Line) -> str | None:
@@ -541,7 +547,12 @@ def _restricts(text: str) -> bool:
     """Words that change a decision ("only", "nur", "not"), which an opening window may not
     take with it."""
     low = fold_with_map(text)[0]
-    return bool(re.search(RESTRICTIVE, low) or re.search(rf"\b{_NEGATION}\b", low))
+    none_of = phrase_pattern("words.no_determiners")
+    return bool(
+        re.search(RESTRICTIVE, low)
+        or re.search(rf"\b{_NEGATION}\b", low)
+        or re.search(none_of, low)
+    )
 
 
 def _strip_lead(text: str, end: int) -> str:

@@ -155,6 +155,9 @@ def with_definitions(text: str, definitions: list[Definition], line_number: int)
         m = re.search(pattern, low, re.I)
         if m is None:
             continue
+        first = re.findall(r"\w+", fold_with_map(d.who)[0])[:1]
+        if first and re.match(rf",?\s+{re.escape(first[0])}\b", low[m.end() :]):
+            continue  # "my wife Claire": who she is is said already
         end = origin[m.end() - 1] + 1
         out = f"{out[:end]} ({d.aside}){out[end:]}"
     return out

@@ -10,6 +10,7 @@ from datetime import time
 
 from engine.clock import CLOCK, rule_clock_time
 from engine.triage.classifier import fold
+from engine.triage.language import day_abbreviations, phrase_pattern
 from engine.triage.rules.extract import QUOTED
 from engine.triage.rules.match import Window
 from engine.triage.rules.vocab import DAY_ALIASES
@@ -22,7 +23,7 @@ def fold_keep(text: str) -> str:
 
 
 _AND = r"(?:and|to|until|till|y|a|und|bis|et|e|alle|en|tot|-|–)"
-_ART = r"(?:las\s+|les\s+|le\s+|den\s+|as\s+|os\s+|l')?"
+_ART = r"(?:las\s+|les\s+|le\s+|den\s+|as\s+|os\s+|la\s+|a\s+|l')?"
 WINDOW = re.compile(
     rf"\b(?:between|from|entre|zwischen|von|de|dalle|tra|dalle ore|tussen|van)\s+{_ART}{CLOCK}"
     rf"\s*{_AND}\s*"
@@ -85,25 +86,126 @@ _MIDNIGHT = re.compile(
 """Midnight said as a word ("de minuit à 7h"): the hour 0."""
 
 
-def find_window(text: str) -> tuple[str, Window | None]:
-    """Take a time window out of ``text``: hours, night, weekends, weekdays, named days."""
+_TIME_OF_DAY = re.compile(
+    r"\b(\d{1,2})(?:[:.h](\d{2}))?\s*(?:h\s+|uhr\s+)?"
+    r"(?P<when>de la (?:noche|tarde|manana|madrugada)|da (?:noite|tarde|manha|madrugada)|"
+    r"di (?:sera|notte|mattina|pomeriggio)|del (?:pomeriggio|mattino)|"
+    r"du (?:soir|matin)|de l'apres-midi|abends|morgens|nachmittags|fruh|"
+    r"'s (?:avonds|ochtends|middags|nachts)|in the (?:evening|morning|afternoon)|at night)\b",
+    re.I,
+)
+"""An hour with the part of the day it is in ("10 de la noche", "7 du matin", "10 Uhr
+abends"): an hour of the afternoon, evening or night is past noon."""
+_LATE = ("noche", "tarde", "noite", "sera", "pomeriggio", "soir", "apres", "abend", "nachmit",
+         "avond", "middag", "evening", "afternoon")  # fmt: skip
+
+
+def _said_with_part_of_day(text: str) -> str:
+    def clock(m: re.Match[str]) -> str:
+        hour, minute = int(m.group(1)), m.group(2) or "00"
+        when = fold(m.group("when"))
+        at_night = any(w in when for w in ("nacht", "notte", "night"))
+        late = any(w in when for w in _LATE) or (at_night and hour >= 6)
+        return f"{hour + 12 if late and hour < 12 else hour}:{minute}"
+
+    out, last = [], 0
+    for m in _TIME_OF_DAY.finditer(fold_keep(text)):  # the same length as ``text``
+        out += [text[last : m.start()], clock(m)]
+        last = m.end()
+    return "".join(out) + text[last:]
+
+
+def _day_pattern() -> str:
+    named = {**DAY_ALIASES, **day_abbreviations()}
+    return "|".join(sorted(map(re.escape, named), key=len, reverse=True))
+
+
+_DAY_RANGE = re.compile(
+    rf"\b(?:(?:from|de|von|du|dal|van)\s+)?({_day_pattern()})\.?\s*"
+    rf"(?:-|–|to|through|thru|a|al|bis|au|a|ate|tot|t/m|al)\s*({_day_pattern()})\b\.?",
+    re.I,
+)
+"""A range of days, by name or short name ("Mon-Fri", "lunes a viernes", "Mo–Fr")."""
+
+
+def _day_range(text: str) -> tuple[str, frozenset[int] | None]:
+    m = _DAY_RANGE.search(fold_keep(text))
+    if m is None:
+        return text, None
+    named = {**DAY_ALIASES, **day_abbreviations()}
+    first, last = named[m.group(1).lower()], named[m.group(2).lower()]
+    days = frozenset((first + i) % 7 for i in range((last - first) % 7 + 1))
+    return text[: m.start()] + " " + text[m.end() :], days
+
+
+_WORKING_HOURS = re.compile(phrase_pattern("windows.working_hours"), re.I)
+WORKING_DAY = (time(9, 0), time(18, 0))
+"""The hours a line that says "during working hours" means when it says none."""
+
+
+def _working_hours(text: str) -> tuple[str, Window | None]:
+    """ "During work hours (9 to 6, Mon-Fri)", "En horario de oficina", "Wärend der
+    Arbeitszeit (Mo–Fr 8–17 Uhr)": a window of its own, Monday to Friday 09:00–18:00
+    unless the line says which hours or days; what it says of them is taken out with it."""
+    m = _WORKING_HOURS.search(fold_keep(text))
+    if m is None:
+        return text, None
+    text = text[: m.start()] + " " + text[m.end() :]
+    text, days = _day_range(text)
+    start, end = WORKING_DAY
+    plain = fold_keep(text)
+    hours = _BARE_HOURS.search(plain)
+    if hours is not None:
+        start = rule_clock_time(*hours.group(1, 2, 3))
+        end = rule_clock_time(*hours.group(4, 5, 6))
+        if end < start and end.hour < 12 and not hours.group(6):
+            end = time(end.hour + 12, end.minute)  # "9 to 6": six in the evening
+        text = text[: hours.start()] + " " + text[hours.end() :]
+    text = re.sub(r"\(\s*(?:[,;]|\s)*\)", " ", text)
+    return text, Window(start, end, days if days is not None else frozenset(range(5)))
+
+
+_BARE_HOURS = re.compile(
+    rf"\b(?:(?:from|de|von|du|dalle|van|entre|between)\s+)?{CLOCK}\s*"
+    rf"(?:-|–|to|until|till|a|as|às|bis|alle|tot|e|et|and|und|y)\s*{_ART}{CLOCK}(?![\d%/])",
+    re.I,
+)
+"""Hours said bare beside "working hours" ("9 to 6", "8–17 Uhr", "de 9 a 18", "9h às 18h")."""
+
+
+def _said_plainly(text: str) -> str:
+    """Midnight and hours said with the part of the day, as clock times."""
     text = _MIDNIGHT.sub("0:00", text) if _MIDNIGHT.search(fold_keep(text)) else text
-    days: frozenset[int] | None = None
+    return _said_with_part_of_day(text) if _TIME_OF_DAY.search(fold_keep(text)) else text
+
+
+def _days(text: str) -> tuple[str, frozenset[int] | None]:
+    """Take the days a line names out of it: weekends, weekdays, a range, named days."""
     text, weekend = _cut(text, WEEKEND)
     if weekend:
-        days = frozenset({5, 6})
-    else:
-        text, weekdays = _cut(text, WEEKDAYS)
-        if weekdays:
-            days = frozenset(range(5))
-    if days is None:
-        unquoted = QUOTED.sub(" ", text)
-        day = rf"(?:{'|'.join(DAY_ALIASES)})"
-        prep = r"(?:on|every|el|los|cada|am|jeden|le|les|du|chaque|no|nos|do|il|del|ogni)"
-        named = re.findall(rf"\b{prep}\s+({day})s?\b|\b({day})s\b", fold(unquoted))
-        if named and not re.search(r"\b(start|starts|starting)\b", text, re.I):
-            days = frozenset(DAY_ALIASES[(a or b).lower()] for a, b in named)
-            text, _ = _cut(text, re.compile(rf"\b{prep}\s+{day}s?\b|\b{day}s\b", re.I))
+        return text, frozenset({5, 6})
+    text, weekdays = _cut(text, WEEKDAYS)
+    if weekdays:
+        return text, frozenset(range(5))
+    text, days = _day_range(text)
+    if days is not None:
+        return text, days
+    unquoted = QUOTED.sub(" ", text)
+    day = rf"(?:{'|'.join(DAY_ALIASES)})"
+    prep = r"(?:on|every|el|los|cada|am|jeden|le|les|du|chaque|no|nos|do|il|del|ogni)"
+    named = re.findall(rf"\b{prep}\s+({day})s?\b|\b({day})s\b", fold(unquoted))
+    if named and not re.search(r"\b(start|starts|starting)\b", text, re.I):
+        days = frozenset(DAY_ALIASES[(a or b).lower()] for a, b in named)
+        text, _ = _cut(text, re.compile(rf"\b{prep}\s+{day}s?\b|\b{day}s\b", re.I))
+    return text, days
+
+
+def find_window(text: str) -> tuple[str, Window | None]:
+    """Take a time window out of ``text``: hours, night, weekends, weekdays, named days."""
+    text, working = _working_hours(_said_plainly(text))
+    if working is not None:
+        return text, working
+    text, days = _days(text)
     text = re.sub(r"\(\s*(?:and|,|\s)*\)", " ", text)
     start = end = None
     plain = fold_keep(text)
