@@ -90,8 +90,8 @@ def contradicted(message: str, rules_text: str) -> Removal | None:
     decided = {line_section(c) for c in said_apart} - {None}
     section = decided.pop() if len(decided) == 1 else None
     opposite = {ALWAYS: NEVER, NEVER: ALWAYS}.get(section) if section else None
-    if opposite is None:
-        return None
+    if opposite is None or re.search(phrase_pattern("clauses.contrasts"), fold(message)):
+        return None  # "je garde les mails d'Allegro, mais leur gazette, jamais": a narrowing
     said = _content(message)
     rules = [r for r in parse_rules(rules_text).rules if r.text.strip()]
     in_lines = set().union(*(_content(r.text) for r in rules)) if rules else set()

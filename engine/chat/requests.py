@@ -202,15 +202,21 @@ _NAME_WORD = r"[^\W\d_][\w'’-]*"
 
 
 @cache
+def _roles() -> str:
+    """Words for who someone is ("landlord", "gestora"), longest first, as a pattern."""
+    return "|".join(
+        re.escape(w) for w in sorted(identity_words() | ROLE_WORDS, key=len, reverse=True)
+    )
+
+
+@cache
 def _introducing() -> re.Pattern[str]:
     """A person said with a title or with who they are, on the folded text: "mr hadley",
     "o Sr. Carvalho", "il sig. bianchi", "My ex, Kyle Brandt", "Ma nounou, Fatou Diallo",
     "A minha afilhada Beatriz" (after a word for who the person is, a comma between or
     not, the words that follow; which of them are a name is seen as written)."""
     titles = phrase_pattern("words.titles")
-    roles = "|".join(
-        re.escape(w) for w in sorted(identity_words() | ROLE_WORDS, key=len, reverse=True)
-    )
+    roles = _roles()
     return re.compile(
         rf"(?P<title>{titles})\.?\s+(?P<titled>{_NAME_WORD}(?:\s+{_NAME_WORD})?)"
         rf"|(?<![\w'-])(?:{phrase_pattern('definitions.possessives')})\s+(?:{roles})"
@@ -641,7 +647,7 @@ def read_request(message: str, rules: str = "") -> ReadRequest:
         if antecedent is None:
             antecedent = _antecedent(before, code)
         chat = _chat_before(before) if re.search(GROUP_WORD, first.rule.text, re.I) else None
-        rule = _with_antecedent(first, chat or antecedent, code)
+        rule = _with_names_capitalised(_with_antecedent(first, chat or antecedent, code))
         antecedent = _named(rule) or antecedent
         said = rule.rule.text
         section = rule.rule.section or CUSTOM
@@ -657,6 +663,26 @@ def read_request(message: str, rules: str = "") -> ReadRequest:
             read.append((section, said, line.reading))
     told = tuple(t for _, t in parse_rules(f"{_defined_in(rules)}{text}\n").notes)
     return ReadRequest(tuple(read), tuple(unread), code, told if read else ())
+
+
+def _with_names_capitalised(rule: CompiledRule) -> CompiledRule:
+    """A sentence whose only words left unread are a name typed in lower case right after
+    a word that says who ("je veux plus aucune notif de julien morel", "mute jonas weber"),
+    read again with that name capitalised; as it was otherwise. The reading shows the name
+    as read."""
+    unread = rule.unread
+    if rule.understood or not unread or not all(w.isalpha() and w.islower() for w in unread):
+        return rule
+    text = rule.rule.text
+    said = r"\s+".join(re.escape(w) for w in unread)
+    m = re.search(rf"\b(?:{_SAID_BEFORE_A_NAME}|{_roles()})\s+({said})\b", fold_with_map(text)[0])
+    if m is None:
+        return rule
+    folded, where = fold_with_map(text)
+    start, end = where[m.start(1)], where[m.end(1) - 1] + 1
+    name = " ".join(w[:1].upper() + w[1:] for w in text[start:end].split())
+    again = compile_rules_text(f"{text[:start]}{name}{text[end:]}\n")
+    return again[0] if len(again) == 1 and again[0].understood else rule
 
 
 def _vague_words(code: str) -> str:

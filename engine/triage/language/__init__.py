@@ -79,6 +79,7 @@ PHRASE_KEYS = {
         "widening",
         "lead_ins",
         "consequences",
+        "contrasts",
         "conditions",
         "courtesies",
         "asking",
