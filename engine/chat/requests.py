@@ -678,7 +678,7 @@ def _with_names_capitalised(rule: CompiledRule) -> CompiledRule:
     m = re.search(rf"\b(?:{_SAID_BEFORE_A_NAME}|{_roles()})\s+({said})\b", fold_with_map(text)[0])
     if m is None:
         return rule
-    folded, where = fold_with_map(text)
+    where = fold_with_map(text)[1]
     start, end = where[m.start(1)], where[m.end(1) - 1] + 1
     name = " ".join(w[:1].upper() + w[1:] for w in text[start:end].split())
     again = compile_rules_text(f"{text[:start]}{name}{text[end:]}\n")

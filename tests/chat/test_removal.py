@@ -171,3 +171,9 @@ def test_a_request_that_says_the_opposite_of_a_line_takes_it_back(
 def test_a_narrower_or_unrelated_request_takes_nothing_back(said: str, rules: str) -> None:
     removal = read_removal(said, rules)
     assert removal is None or removal.rule is None
+
+
+def test_a_request_set_against_a_line_narrows_it_and_takes_nothing_back() -> None:
+    rules = "## Always notify\n- tout ce qui vient de l'école de danse Pirouette\n"
+    said = "Je garde les mails de l'école de danse Pirouette, mais leur gazette, jamais"
+    assert read_removal(said, rules) is None

@@ -284,3 +284,24 @@ def test_muting_a_group_even_when_it_mentions_me_reads_whole(message: str) -> No
     assert len(request.read) == 1 and not request.unread, request.unread
     section, _, _ = request.read[0]
     assert section == "never"
+
+
+@pytest.mark.parametrize(
+    ("message", "reading"),
+    [
+        (
+            "je veux plus aucune notif de paul girard",
+            "Ne jamais prévenir : envoyés par Paul Girard",
+        ),
+        ("mute jonas weber", "Never notify: from Jonas Weber"),
+    ],
+)
+def test_a_name_typed_in_lower_case_after_a_word_for_who_is_a_name(
+    message: str, reading: str
+) -> None:
+    request = read_request(message)
+    assert [r for _, _, r in request.read] == [reading], request.unread
+
+
+def test_lower_case_words_that_are_no_name_stay_unread() -> None:
+    assert not read_request("tell me something nice").read
