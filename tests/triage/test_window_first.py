@@ -440,3 +440,24 @@ def test_none_of_with_a_notify_verb_says_never() -> None:
     assert _one("Keine Mails von Jonas melden").rule.section == "never"
     assert _one("Geen mails van Jan melden").rule.section == "never"
     assert _one("Mails von Jonas: melden").rule.section == "always"
+
+
+@pytest.mark.parametrize(
+    ("line", "reading"),
+    [
+        ("Brightline invoices can wait",
+         "Never notify: receipts, invoices and order confirmations from Brightline"),
+        ("Brightline invoices and payment confirmations can wait",
+         "Never notify: receipts, invoices and order confirmations from Brightline"),
+        ("Receipts (Amazon, Uber): never",
+         "Never notify: receipts, invoices and order confirmations; examples given: Amazon"),
+        ("Tomas always gets through, whatever time it is", "Always notify: from Tomas"),
+        ("messages from Ines are fine on weekdays", "On weekdays: always notify: from Ines"),
+        ("recruiter messages on LinkedIn are fine during working hours (weekdays, 9 to 6)",
+         "Between 09:00 and 18:00 on weekdays: always notify: recruiters and hiring from LinkedIn"),
+    ],
+)  # fmt: skip
+def test_a_sender_before_its_kind_and_a_window_after_the_decision(line: str, reading: str) -> None:
+    rule = _one(line)
+    assert rule.understood, explain_rule(rule).problem
+    assert explain_rule(rule).reading == reading

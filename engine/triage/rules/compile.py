@@ -490,6 +490,8 @@ def _alternatives(text: str, style: Style, context: Match) -> Match | None:
         # "from DHL and PostNL about parcels": a name that opens the item goes on the list of
         # senders, and what follows it is said of all of them
         new = new and not _opens_with_name(pieces[i])
+        # "Xero invoices and payment confirmations": the sender said first is said of all
+        new = new and not (_opens_with_name(pieces[0]) and bool(cur.kinds) and not cur.has_who())
         # "messages from Nina" after items naming kinds with no sender: an alternative
         new = new or (_who_only(pieces[i], cur) and has_kinds[-1] and not has_who[-1])
         if new:

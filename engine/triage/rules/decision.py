@@ -510,7 +510,21 @@ def read_decision(text: str) -> tuple[str, Decision | None]:
         return _strip_lead(text, always.end()), Decision(ALWAYS)
     if re.search(r"\bonly\s+(?:notify|tell|alert|ping|let)\b|\bnur\s+benachrichtig", low):
         return text, Decision(CUSTOM)
-    return text, None
+    return _window_last(text) or (text, None)
+
+
+def _window_last(text: str) -> tuple[str, Decision] | None:
+    """A line that says when it applies after its decision ("recruiter messages on LinkedIn
+    are fine during working hours (weekdays, 9 to 6)"): read as if the window opened it.
+    The closing words are the window alone, the longest that is."""
+    spans = list(re.finditer(r"\S+", text))
+    if len(spans) < 3 or find_window(text)[1] is None:
+        return None
+    for n in range(max(1, len(spans) - _WINDOW_WORDS), len(spans)):
+        head, tail = text[: spans[n].start()], text[spans[n].start() :].strip(" .!;")
+        if _only_window(tail) and read_decision(head)[1] is not None:
+            return _window_first(f"{tail}, {head.strip(' ,;:')}")
+    return None
 
 
 _WINDOW_WORDS = 12

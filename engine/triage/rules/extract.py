@@ -1227,6 +1227,7 @@ def names(
     german: bool = False,
     introduced: frozenset[str] = frozenset(),
     casual: bool = False,
+    said: str = "",
 ) -> Extracted:
     """Capitalised names left in the text, but not a subject phrase already found nor, when
     the clause has topics, anything inside its topic phrase (``topic_phrase``).
@@ -1275,6 +1276,7 @@ def names(
             if n in who or BRAND.match(n) or " " in n or fold(n) in introduced or fold(n) == alone
         ]
     kept = [n for n in kept if n in who or BRAND.match(n) or not _common_nouns(n, german=german)]
+    who += [n for n in kept if n not in who and _before_a_kind(n, said or text)]
     if found.kinds:
         examples = tuple(_clean(n) for n in kept if n not in who)
         named = tuple(_clean(n) for n in kept if n in who)
@@ -1284,6 +1286,14 @@ def names(
         pattern = r"\s+".join(re.escape(t) for t in n.split())
         text = re.sub(rf"(?<![\w'’&-]){pattern}(?![\w'’&-])", " ", text)
     return Match(names=named, examples=examples), text
+
+
+def _before_a_kind(name: str, text: str) -> bool:
+    """A name said right before a kind of message qualifies it as its sender ("Xero
+    invoices", "Zillow listings", "LinkedIn notifications"): what it sends, not an example."""
+    pattern = r"\s+".join(re.escape(t) for t in name.split())
+    m = re.search(rf"(?<![\w'’&(-]){pattern}\s+([\w'’-]+)", text)
+    return bool(m) and is_kind_word(m.group(1), fold)
 
 
 def _common_nouns(name: str, *, german: bool) -> bool:
@@ -1556,7 +1566,15 @@ def parse_fragment(
     introduced = _introduced(whole)
     found, _ = _step(
         found,
-        names(text, found, topic_phrase, german=german, introduced=introduced, casual=casual),
+        names(
+            text,
+            found,
+            topic_phrase,
+            german=german,
+            introduced=introduced,
+            casual=casual,
+            said=whole,
+        ),
     )
     if found.names:
         people = [without_role(n) for n in found.names]

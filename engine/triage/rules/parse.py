@@ -260,6 +260,8 @@ def _reasoned(sentence: str, *, prose: bool = False) -> list[str]:
         if head and tail and line_section(head) is not None and line_section(tail) is None:
             return [head, tail]
     for m in _CLAUSE_AFTER.finditer(folded) if prose else ():
+        if folded[: m.start()].count("(") > folded[: m.start()].count(")"):
+            continue  # "(weekdays, 9 to 6)": inside an aside, no clause ends
         head, tail = sentence[: m.start()].strip(" ,;:"), sentence[m.end() :].strip()
         if head and tail and line_section(head) is not None and _only_talk(tail):
             return [head, tail]

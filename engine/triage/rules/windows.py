@@ -152,6 +152,9 @@ def _working_hours(text: str) -> tuple[str, Window | None]:
         return text, None
     text = text[: m.start()] + " " + text[m.end() :]
     text, days = _day_range(text)
+    if days is None:
+        text, weekdays = _cut(text, WEEKDAYS)
+        days = frozenset(range(5)) if weekdays else None
     start, end = WORKING_DAY
     plain = fold_keep(text)
     hours = _BARE_HOURS.search(plain)
