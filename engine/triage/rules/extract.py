@@ -1293,7 +1293,7 @@ def _before_a_kind(name: str, text: str) -> bool:
     invoices", "Zillow listings", "LinkedIn notifications"): what it sends, not an example."""
     pattern = r"\s+".join(re.escape(t) for t in name.split())
     m = re.search(rf"(?<![\w'’&(-]){pattern}\s+([\w'’-]+)", text)
-    return bool(m) and is_kind_word(m.group(1), fold)
+    return m is not None and is_kind_word(m.group(1), fold)
 
 
 def _common_nouns(name: str, *, german: bool) -> bool:
