@@ -536,7 +536,7 @@ def _told_apart(sentence: str, before: str, rules: str, code: str) -> tuple[str,
             return head, asked
         if (
             _is_talk(tail, code)
-            and not _names(tail)
+            and (not _names(tail) or _gives_reason(tail))
             and line_section(head) is not None
             and _asks_alone(head, _antecedent(before, code), rules, code)
         ):
@@ -561,6 +561,17 @@ def _asked_twice(sentence: str, before: str, rules: str, code: str) -> list[str]
         ):
             return [f"{head.rstrip(' ,;:.')}.", tail]
     return [sentence]
+
+
+@cache
+def _reason() -> re.Pattern[str]:
+    return re.compile(rf"^\s*{phrase_pattern('predicates.reasons')}")
+
+
+def _gives_reason(clause: str) -> bool:
+    """A clause that opens as the user's reason does ("I keep missing the couriers", "que
+    luego se me pasan los plazos"): what it names is why, not what the rule is about."""
+    return bool(_reason().match(fold_with_map(clause)[0]))
 
 
 def _without_consequence(clause: str) -> str:

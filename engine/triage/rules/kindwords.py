@@ -212,6 +212,14 @@ KIND_WORDS: list[KindWord] = [
     *_w(
         "what",
         "receipt",
+        r"(?:facturas?|recibos?) (?:de (?:la )?|del )(?:luz|gas|agua|electricidad)"
+        r"(?: y (?:de (?:la )?|del )(?:luz|gas|agua|electricidad))?",
+        r"(?:strom|gas|wasser|energie)(?:-| )?(?:rechnung|abrechnung)(?:en)?",
+        r"factures? d[e'] ?(?:l')?(?:electricite|eau|gaz)",
+        r"contas? de (?:luz|agua|gas)",
+        r"bollett[ae](?: (?:della luce|del gas|dell'acqua))?",
+        r"energierekening(?:en)?",
+        r"(?:electricity|gas|water|utility) bills?",
         r"(?:store |shop )?receipts?",
         r"bonnetjes",
         r"ontvangstbewijzen",
