@@ -305,3 +305,26 @@ def test_a_name_typed_in_lower_case_after_a_word_for_who_is_a_name(
 
 def test_lower_case_words_that_are_no_name_stay_unread() -> None:
     assert not read_request("tell me something nice").read
+
+
+@pytest.mark.parametrize(
+    ("message", "reading", "told"),
+    [
+        (
+            "always notify me about package deliveries - I keep missing the drivers",
+            "Always notify: shipping and delivery notices",
+            "I keep missing the drivers",
+        ),
+        (
+            "No me avises de nada de Panadería Trigo, pedí una tarta y no paran de escribirme",
+            "No avisar nunca: cualquier cosa de Panadería Trigo",
+            "pedí una tarta y no paran de escribirme",
+        ),
+    ],
+)
+def test_a_reason_after_the_request_is_talk_even_when_it_names_things(
+    message: str, reading: str, told: str
+) -> None:
+    request = read_request(message)
+    assert [r for _, _, r in request.read] == [reading], request.unread
+    assert told in request.talk[0]
