@@ -461,3 +461,19 @@ def test_a_sender_before_its_kind_and_a_window_after_the_decision(line: str, rea
     rule = _one(line)
     assert rule.understood, explain_rule(rule).problem
     assert explain_rule(rule).reading == reading
+
+
+@pytest.mark.parametrize(
+    ("line", "section"),
+    [
+        ("Publicidad y boletines, nunca.", "never"),
+        ("Mails von Jonas, niemals", "never"),
+        ("Anything from Ana, always", "always"),
+        ('Del grupo "Vecinos 4ºA" no quiero nada', "never"),
+        ("Da Marco non voglio niente", "never"),
+    ],
+)
+def test_a_decision_said_last_after_a_comma_or_as_wanting_nothing(line: str, section: str) -> None:
+    rule = _one(line)
+    assert rule.understood, explain_rule(rule).problem
+    assert rule.rule.section == section

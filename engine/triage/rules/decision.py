@@ -130,12 +130,22 @@ TOLD_WHEN = re.compile(
 _YES = phrase_pattern("answers.notify")
 _MORE = r"(?:\s*,\s*(?P<more>[^.;:]+?))?"
 """What a line adds after its answer, read with the line ("…: nunca, ni ofertas ni envíos")."""
+
+
+def _said_after_a_comma(key: str) -> str:
+    """A decision said after a comma, as the last word ("Publicidad y boletines, nunca"):
+    a word of four letters or more ("never", "siempre"), not "no" or "ja"."""
+    strong = [phrase_regex(p) for p in phrases(key) if len(p) >= 4 and " " not in p]
+    return rf",(?=\s*(?:{'|'.join(strong)})(?![\w'-]))"
+
+
 ANSWER_NOTIFY = re.compile(
-    rf"\s*(?::|\s[—–-]{{1,2}})\s*(?:{_YES})(?:\s*,?\s*(?:{_YES}))*{_INTENSIFY}{_WIDEN_SAID}"
+    rf"\s*(?::|\s[—–-]{{1,2}}|{_said_after_a_comma('answers.notify')})\s*(?:{_YES})(?:\s*,?\s*(?:{_YES}))*{_INTENSIFY}{_WIDEN_SAID}"
     rf"{_REASON}{_TAIL}{_MORE}{_END}"
 )
 ANSWER_NEVER = re.compile(
-    rf"\s*(?::|\s[—–-]{{1,2}})\s*(?:{phrase_pattern('answers.never')}){_WIDEN}{_REASON}{_TAIL}"
+    rf"\s*(?::|\s[—–-]{{1,2}}|{_said_after_a_comma('answers.never')})\s*"
+    rf"(?:{phrase_pattern('answers.never')}){_WIDEN}{_REASON}{_TAIL}"
     rf"{_MORE}{_END}"
 )
 END_NOTIFY = re.compile(
