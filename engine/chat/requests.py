@@ -687,13 +687,19 @@ def _with_names_capitalised(rule: CompiledRule) -> CompiledRule:
     text = rule.rule.text
     said = r"\s+".join(re.escape(w) for w in unread)
     m = re.search(rf"\b(?:{_SAID_BEFORE_A_NAME}|{_roles()})\s+({said})\b", fold_with_map(text)[0])
-    if m is None:
+    if m is None or _after_an_indefinite(fold_with_map(text)[0][: m.start()]):
         return rule
     where = fold_with_map(text)[1]
     start, end = where[m.start(1)], where[m.end(1) - 1] + 1
     name = " ".join(w[:1].upper() + w[1:] for w in text[start:end].split())
     again = compile_rules_text(f"{text[:start]}{name}{text[end:]}\n")
     return again[0] if len(again) == 1 and again[0].understood else rule
+
+
+def _after_an_indefinite(before: str) -> bool:
+    """ "qualcosa da firmare", "algo de pagar": after "something", the word is what is to be
+    done, not who writes."""
+    return bool(re.search(rf"{phrase_pattern('words.something')}\s*$", before))
 
 
 def _vague_words(code: str) -> str:

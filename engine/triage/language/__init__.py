@@ -94,6 +94,8 @@ PHRASE_KEYS = {
         "pronouns",
         "writes_me",
         "no_determiners",
+        "nothing",
+        "something",
         "possessives_before",
         "possessives_after",
         "article_pronouns",
@@ -134,7 +136,7 @@ PHRASE_KEYS = {
     ),
     "digest": ("asks", "about", "email", "whatsapp"),
     "windows": ("working_hours",),
-    "calendar": ("asks", "next_event"),
+    "calendar": ("asks", "next_event", "event_nouns", "cancelled_verbs", "moved_verbs"),
     "removal": ("asks",),
 }
 OPTIONAL_KEYS = frozenset(

@@ -379,13 +379,30 @@ def _ending(line: _Line) -> str | None:
         if m and m.start() > 0 and not _NEGATED_BEFORE.search(line.low[: m.start()]):
             said = f"{line.before(m)}{_widened(line, m)}"
             none_of = _NONE_OF.match(said)
+            nothing = _NOTHING_BEFORE.search(said)
             if pattern is END_NOTIFY and none_of:  # "Keine Mails von Jonas melden"
                 lead, said = "never notify me about", said[none_of.end() :]
+            elif pattern is END_NOTIFY and nothing:  # "Vom Sportverein bitte nichts melden"
+                lead, said = "never notify me about", said[: nothing.start()].strip(" ,:")
             return f"{lead} {said}{_excepted(line.tail(m), lead)}"
     return None
 
 
 _NONE_OF = re.compile(rf"^\s*{phrase_pattern('words.no_determiners')}\s+", re.I)
+_NOTHING_BEFORE = re.compile(
+    rf"(?:^|[\s,:])(?i:{phrase_pattern('words.nothing')})"
+    r"(?:\s+(?i:mehr|more|else|plus|mais|piu|meer|mas|wieder|ever|again))?\s*$"
+)
+"""A "nothing" right before the word for telling: "Vom Sportverein bitte nichts mehr
+melden" says never, however the telling is worded."""
+_NO_START = re.compile(
+    rf"^\s*{_OPENING}(?:"
+    + "|".join(phrase_regex(p) for p in phrases("words.no_determiners") if len(p) > 2)
+    + r")\s+(?=\S)"
+)
+"""A line that opens with "no" before what it is about, and says no decision otherwise:
+"Keine Newsletter", "Geen nieuwsbrieven van Bol", "Pas de pub". Not the two-letter "no",
+which opens many a clause in Spanish, Italian and Portuguese ("no las necesito")."""
 
 
 def _opening(line: _Line) -> str | None:
@@ -520,6 +537,9 @@ def read_decision(text: str) -> tuple[str, Decision | None]:
         return _strip_lead(text, always.end()), Decision(ALWAYS)
     if re.search(r"\bonly\s+(?:notify|tell|alert|ping|let)\b|\bnur\s+benachrichtig", low):
         return text, Decision(CUSTOM)
+    no = _NO_START.match(low)
+    if no and not re.search(RESTRICTIVE, low):
+        return _strip_lead(text, no.end()), Decision(NEVER)
     return _window_last(text) or (text, None)
 
 

@@ -35,6 +35,7 @@ from engine.triage.language import (
     phrase_pattern,
     phrase_regex,
     phrases,
+    weekdays,
 )
 from engine.triage.language import language as language_data
 from engine.triage.rules.kindwords import KIND_WORDS, KindWord, is_kind_word
@@ -776,10 +777,12 @@ MOVED = (
     r"se cambian|cambiad[oa]s?|cambios de hora|"
     r"verschoben|verlegt|deplace(e|es|s)?|reporte(e|es|s)?|decale(e|es|s)?|remarcad[oa]s?|"
     r"adiad[oa]s?|spostat[oie]|rinviat[oie])\b"
+    rf"|{phrase_pattern('calendar.moved_verbs')}"
 )
 CANCELLED = (
     r"\b(cancel+ed|cancel+ations?|se cancelan|cancelad[oa]s?|anulad[oa]s?|abgesagt|storniert|"
     r"annule(e|es|s)?|annulations?|annullat[oie]|cancellat[oie])\b"
+    rf"|{phrase_pattern('calendar.cancelled_verbs')}"
 )
 CHANGES = (
     r"\b(changes?|changed|cambios?|anderungen?|changements?|mudancas?|alterad[oa]s?|modifiche)\b"
@@ -810,6 +813,69 @@ def calendar_changes(low: str, found: Match = NOTHING) -> Extracted:
     moved = bool(re.search(MOVED, low)) or (calendar and bool(re.search(CHANGES, low)))
     kinds = frozenset({"calendar.cancelled"}) if cancelled and not moved else frozenset()
     return Match(calendar_change=cancelled or moved, event_types=kinds), low
+
+
+EVENT_NOUN = phrase_pattern("calendar.event_nouns")
+_EVENT_WORD = r"[^\W\d][\w'’-]*"
+_EVENT_OF = (
+    r"(?:de|di|du|do|da|del|della|dello|dei|des|d'|of|van|von|vom|der|zum|zur)\s+"
+    r"(?:(?:la|le|las|los|el|il|lo|l'|the|o|a|os|as|de|het)\s+)?"
+)
+EVENT_AFTER = re.compile(
+    rf"(?P<noun>{EVENT_NOUN})\s+(?:{_EVENT_OF})?(?P<what>{_EVENT_WORD}(?:\s+{_EVENT_WORD}){{0,2}})"
+)
+EVENT_BEFORE = re.compile(rf"(?P<what>{_EVENT_WORD}(?:\s+{_EVENT_WORD})?)\s+(?P<noun>{EVENT_NOUN})")
+
+
+def _event_title_words(said: str, *, first: bool) -> list[str]:
+    """The words of what an event is called, up to the first word that says something else
+    (a function word, a weekday, a word for the change itself)."""
+    out: list[str] = []
+    seq = said.split()
+    for w in seq if first else reversed(seq):
+        low = fold(w)
+        if (
+            low in FUNCTION_WORDS
+            or low in STOP
+            or low in weekdays()
+            or re.fullmatch(rf"{CANCELLED}|{MOVED}|{RECURRING}|{EVENT_NOUN}|{MEETING_WORDS}", low)
+            or re.fullmatch(SOURCE_PATTERN, low)
+        ):
+            break
+        out.append(w)
+    return out if first else out[::-1]
+
+
+def named_event(text: str) -> Extracted:
+    """ "cuando cancelen las clases de pilates", "when the yoga class is moved", "la lezione
+    di inglese": with a change to an event said, the event is named by what it is called,
+    and the words of its name are looked for in the event's title."""
+    low, origin = fold_with_map(text)
+    if not (re.search(CANCELLED, low) or re.search(MOVED, low)):
+        return Match(), text
+    bare: re.Match[str] | None = None
+    for pattern, first in ((EVENT_AFTER, True), (EVENT_BEFORE, False)):
+        for m in pattern.finditer(low):
+            title = _event_title_words(m.group("what"), first=first)
+            if not title:
+                if bare is None and not re.fullmatch(MEETING_WORDS, m.group("noun")):
+                    bare = m
+                continue
+            said = " ".join(title)
+            what = m.start("what")
+            if first:  # "clases de pilates": the noun, then the name's first words
+                a, b = m.start("noun"), what + len(said)
+            else:  # "the yoga class": the name's last words, then the noun
+                a, b = what + len(m.group("what")) - len(said), m.end()
+            start, end = origin[a], origin[b - 1] + 1
+            found = Match(topics=tuple(title), topic_min=len(title), calendar_change=True)
+            return found, text[:start] + " " + text[end:]
+    if bare is not None:  # "les annulations de cours": the kind of event is its name
+        start, end = origin[bare.start("noun")], origin[bare.end("noun") - 1] + 1
+        return Match(topics=(text[start:end],), topic_min=1, calendar_change=True), (
+            text[:start] + " " + text[end:]
+        )
+    return Match(), text
 
 
 RECURRING = (
@@ -1551,7 +1617,7 @@ def parse_fragment(
     found, text = _step(found, amount_limit(text))
     found, text = _step(found, named_thing(text))
     found, text = _step(found, wanting(text))
-    for phrase in (subject_in_capitals, named_chat):
+    for phrase in (subject_in_capitals, named_chat, named_event):
         found, text = _step(found, phrase(text))
     topic_phrase = about_phrase(text)
     found, text = _step(found, about(text))

@@ -1,0 +1,80 @@
+"""Events named by what they are called, changes to them said with a verb, a "nothing" or a
+"no" before what a line is about, and the verbs of a message arriving: each read in every
+language it is written in, never with its decision turned round."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.triage.rules.compile import compile_rules_text
+from engine.triage.rules.sections import ALWAYS, NEVER
+
+
+def _one(line: str) -> object:
+    (rule,) = compile_rules_text(f"- {line}\n")
+    return rule
+
+
+@pytest.mark.parametrize(
+    ("line", "topic"),
+    [
+        ("no me avises cuando cancelen las clases de pilates", "pilates"),
+        ("Never notify me when the yoga class is cancelled", "yoga"),
+        ("Quand le point hebdo est déplacé, pas besoin de me prévenir", "hebdo"),
+        ("Quando annullano la lezione di inglese non serve che mi avvisi", "inglese"),
+        ("Ne me notifie plus les annulations de cours", "cours"),
+        ("Wenn das Training abgesagt wird, nicht melden", "Training"),
+    ],
+)
+def test_a_change_to_an_event_named_by_what_it_is_called(line: str, topic: str) -> None:
+    rule = _one(line)
+    assert rule.understood and rule.rule.section == NEVER  # type: ignore[attr-defined]
+    assert rule.scope.calendar_change  # type: ignore[attr-defined]
+    assert rule.scope.topics == (topic,)  # type: ignore[attr-defined]
+
+
+def test_meetings_alone_are_every_event_not_a_topic() -> None:
+    rule = _one("tell me when meetings are moved")
+    assert rule.understood and rule.rule.section == ALWAYS  # type: ignore[attr-defined]
+    assert rule.scope.topics == ()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Vom Sportverein bitte nichts mehr melden",
+        "Sportverein: nichts mehr melden",
+        "Keine Newsletter",
+        "Geen nieuwsbrieven van Bol",
+        "Nessuna newsletter",
+        "Aucune pub",
+        "Ningún correo de LinkedIn",
+        "Am Wochenende keine Erinnerungen an Termine bitte",
+        "Keine Erinnerungen an Termine am Wochenende",
+    ],
+)
+def test_nothing_or_no_before_the_subject_is_never(line: str) -> None:
+    rule = _one(line)
+    assert rule.rule.section == NEVER, rule  # type: ignore[attr-defined]
+    assert not rule.scope.anything  # type: ignore[attr-defined]
+    assert "Nessuna" not in rule.scope.names  # type: ignore[attr-defined]
+
+
+def test_everything_before_the_telling_stays_always() -> None:
+    rule = _one("Von Lisa will ich alles melden")
+    assert rule.rule.section == ALWAYS  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        ("Préviens-moi toujours quand je reçois un mail de Camille Lefèvre", "Camille Lefèvre"),
+        ("Avísame siempre que recibe correo de Marta Gil", "Marta Gil"),
+        ("Sag mir immer Bescheid, wenn ich eine Mail von Jonas Weber bekomme", "Jonas Weber"),
+        ("Dallo Studio Moretti voglio sempre tutto", "Studio Moretti"),
+    ],
+)
+def test_the_verbs_of_a_message_arriving_say_no_more_than_the_message(line: str, name: str) -> None:
+    rule = _one(line)
+    assert rule.understood and rule.rule.section == ALWAYS  # type: ignore[attr-defined]
+    assert rule.scope.names == (name,)  # type: ignore[attr-defined]
