@@ -78,3 +78,49 @@ def test_the_verbs_of_a_message_arriving_say_no_more_than_the_message(line: str,
     rule = _one(line)
     assert rule.understood and rule.rule.section == ALWAYS  # type: ignore[attr-defined]
     assert rule.scope.names == (name,)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("rules", "names", "kinds"),
+    [
+        # a label that names a sender before one kind: that sender's messages of that kind
+        ("## Never notify\n- Amazon: shipping notices\n", ("Amazon",), {"shipping"}),
+        ("## Never notify\n- CTT: avisos de entrega\n", ("CTT",), {"shipping"}),
+        # a kind said with "de" before the senders is what they send, not one more sender
+        (
+            "## Never notify\n- Confirmações de encomenda da Worten e do Continente\n",
+            ("Worten", "Continente"),
+            {"shipping"},
+        ),
+        # a sender said right after the kind sends it; it is no example
+        ("## Never notify\n- Les confirmations de commande Vinted\n", ("Vinted",), {"receipt"}),
+    ],
+)
+def test_a_sender_beside_a_kind_narrows_it(
+    rules: str, names: tuple[str, ...], kinds: set[str]
+) -> None:
+    (rule,) = compile_rules_text(rules)
+    assert rule.understood
+    assert rule.scope.names == names
+    assert kinds <= set(rule.scope.kinds)
+    assert not rule.scope.sender_kinds - {"person", "automated"}
+    assert rule.scope.examples == ()
+
+
+def test_a_label_over_a_listed_category_stays_a_title() -> None:
+    (rule,) = compile_rules_text(
+        "- Vendors: sales outreach, partnership pitches and webinar invitations — never notify.\n"
+    )
+    assert rule.scope.names == () and rule.scope.any_of == ()
+
+
+def test_a_kind_after_a_person_stays_one_more_sender() -> None:
+    (rule,) = compile_rules_text("## Always notify\n- Nachrichten von Anna und vom Paketdienst\n")
+    assert rule.scope.names == ("Anna",)
+    assert "shipping" in rule.scope.sender_kinds
+
+
+def test_a_quoted_word_in_lower_case_is_what_the_message_says() -> None:
+    (rule,) = compile_rules_text('## Never notify\n- DocuSign "completed" emails: no\n')
+    assert rule.scope.names == ("DocuSign",)
+    assert rule.scope.subject_phrases == ("completed",)

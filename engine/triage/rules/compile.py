@@ -42,6 +42,7 @@ from engine.triage.rules.clauses import Parts, sentences, take_apart
 from engine.triage.rules.decision import Decision, read_decision
 from engine.triage.rules.extract import (
     BRAND,
+    JOIN_WORDS,
     _who_segments,
     about_phrase,
     combine,
@@ -531,9 +532,18 @@ def _read(label: str, body: str, style: Style) -> Match:
             body, german=style.german, casual=style.casual, context=context
         )
     brands = tuple(n for n in named.names if BRAND.match(n) and fold(n) not in function_words())
+    if not brands and not found.has_identity() and _a_sender_label(named, found, body):
+        brands = named.names  # "Amazon: shipping notices", "CTT: avisos de entrega"
     if brands and not found.has_identity():
-        # "GitHub: someone @mentions me or requests my review": what GitHub sends
-        found = combine(found, Match(names=brands))
+        # "GitHub: someone @mentions me or requests my review": what GitHub sends; a kind
+        # of sender the body names is then the kind of what that sender sends ("CTT:
+        # avisos de entrega" is CTT's delivery notices, not CTT or any courier)
+        kinds = found.kinds | (found.sender_kinds - {"person", "automated"})
+        found = replace(
+            combine(found, Match(names=brands)),
+            kinds=kinds,
+            sender_kinds=found.sender_kinds & {"person", "automated"},
+        )
     if not label:
         return found
     if not found.kinds and named.kinds and found.names and not found.any_of:
@@ -559,6 +569,24 @@ def _read(label: str, body: str, style: Style) -> Match:
         addresses=named.addresses,
     )
     return combine(found, extra)
+
+
+def _a_sender_label(named: Match, body: Match, said: str) -> bool:
+    """A label read whole as a name, before a body that says one kind of message and
+    names no one: the label says who sends it. Dropping it would widen the line to every
+    such message; a title that is only a name nobody sends from ("Trasporti") narrows it
+    at worst. A body that lists ("Vendors: sales outreach, partnership pitches …")
+    describes a category the label titles."""
+    return bool(
+        "," not in said
+        and not re.search(rf"\b(?:{JOIN_WORDS})\b", fold(said))
+        and named.names
+        and not named.unread
+        and not named.kinds
+        and not named.sender_kinds
+        and (body.kinds or body.sender_kinds)
+        and not body.any_of
+    )
 
 
 def _described(found: Match) -> Match:

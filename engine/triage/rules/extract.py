@@ -306,8 +306,10 @@ def quoted(text: str) -> Extracted:
             chats.append(q)
         elif any(k.pattern.fullmatch(fold(q).strip()) for k in KIND_WORDS):
             kinds_quoted.append(q)  # «fuera de la oficina»: a kind in quotes, read as one
-        elif _said_in_a_message(q):
-            subject_phrases.append(q)  # "your order has shipped": what the message says
+        elif _said_in_a_message(q) or (q == q.lower() and "@" not in q and q.strip()):
+            # "your order has shipped", DocuSign "completed" emails: what the message says,
+            # not who sends it (a name in quotes has its capitals)
+            subject_phrases.append(q)
         else:
             names.append(q)
     for q in kinds_quoted:
@@ -1343,6 +1345,15 @@ def names(
         ]
     kept = [n for n in kept if n in who or BRAND.match(n) or not _common_nouns(n, german=german)]
     who += [n for n in kept if n not in who and _before_a_kind(n, said or text)]
+    listed_as_options = set(words(said or text)) & _or_words(said or text)
+    if (
+        "," not in (said or text)
+        and not listed_as_options
+        and any(_after_a_kind(n, said or text) for n in kept)
+    ):
+        # "Les confirmations de commande Vinted", "conferme di prenotazione Trenitalia e
+        # Italo": names said right after the kind, with no list around them, send it
+        who += [n for n in kept if n not in who]
     if found.kinds:
         examples = tuple(_clean(n) for n in kept if n not in who)
         named = tuple(_clean(n) for n in kept if n in who)
@@ -1360,6 +1371,16 @@ def _before_a_kind(name: str, text: str) -> bool:
     pattern = r"\s+".join(re.escape(t) for t in name.split())
     m = re.search(rf"(?<![\w'’&(-]){pattern}\s+([\w'’-]+)", text)
     return m is not None and is_kind_word(m.group(1), fold)
+
+
+def _after_a_kind(name: str, text: str) -> bool:
+    """A name said right after a kind of message ("confirmations de commande Vinted")."""
+    pattern = r"\s+".join(re.escape(t) for t in name.split())
+    m = re.search(rf"(?<![\w'’&-]){pattern}(?![\w'’&-])", text)
+    if m is None:
+        return False
+    before = fold(text[: m.start()]).rstrip()
+    return any(k.end() == len(before) for e in KIND_WORDS for k in e.pattern.finditer(before))
 
 
 def _common_nouns(name: str, *, german: bool) -> bool:
@@ -1655,7 +1676,25 @@ def parse_fragment(
         found = replace(found, topic_language=language(whole))
     left = _without_described(text, whole)
     found = replace(found, unread=unread_words(left, found, whole) + _group_described(whole, found))
-    return settle(found, low)
+    return _kind_of_what_they_send(settle(found, low), whole)
+
+
+_SENDERS_OF_ANY_KIND = frozenset({"person", "automated"})
+
+
+def _kind_of_what_they_send(found: Match, whole: str) -> Match:
+    """ "Confirmações de encomenda da Worten e do Continente": a kind said with "de" reads
+    as a kind of sender, which beside named senders would be one more of them (Worten,
+    Continente or any shop). Said with no "or", it is what the named ones send."""
+    kinds = found.sender_kinds - _SENDERS_OF_ANY_KIND
+    if not (kinds and found.names and not found.kinds) or set(words(whole)) & _or_words(whole):
+        return found
+    low = fold(whole)
+    said_first = min((k.start() for e in KIND_WORDS for k in e.pattern.finditer(low)), default=-1)
+    named_at = [low.find(fold(n)) for n in found.names]
+    if said_first < 0 or any(0 <= at < said_first for at in named_at):
+        return found  # "von Anna und vom Paketdienst": the kind is one more sender
+    return replace(found, kinds=kinds, sender_kinds=found.sender_kinds - kinds)
 
 
 _GROUP_OF = re.compile(
