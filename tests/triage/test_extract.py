@@ -487,7 +487,7 @@ def test_parse_fragment_runs_the_extractors_in_order(text: str, found: Match) ->
     ("text", "rest", "window"),
     [
         ("Anything between 22:00 and 07:00", "Anything", Window(time(22), time(7))),
-        ("Emails after 6pm on weekends", "Emails", Window(time(18), time(0), WEEKEND)),
+        ("Emails after 6pm on weekends", "Emails", Window(time(18), time(7), WEEKEND)),
         (
             "Messages before 9 a.m. on weekdays",
             "Messages",

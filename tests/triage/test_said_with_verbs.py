@@ -4,6 +4,8 @@ language it is written in, never with its decision turned round."""
 
 from __future__ import annotations
 
+from datetime import time
+
 import pytest
 
 from engine.triage.rules.compile import compile_rules_text
@@ -124,3 +126,28 @@ def test_a_quoted_word_in_lower_case_is_what_the_message_says() -> None:
     (rule,) = compile_rules_text('## Never notify\n- DocuSign "completed" emails: no\n')
     assert rule.scope.names == ("DocuSign",)
     assert rule.scope.subject_phrases == ("completed",)
+
+
+def test_after_an_evening_hour_goes_on_through_the_night() -> None:
+    (rule,) = compile_rules_text("- After 9pm, only emails from Dana get through.\n")
+    assert rule.window is not None
+    assert (rule.window.start, rule.window.end) == (time(21), time(7))
+
+
+@pytest.mark.parametrize(
+    ("line", "names"),
+    [
+        ("Reviews: new Google or Yelp reviews, good or bad", ("Google", "Yelp")),
+        ("Project tracker: Jira and Linear issue updates — never notify.", ("Jira", "Linear")),
+    ],
+)
+def test_names_listed_before_a_kind_all_send_it(line: str, names: tuple[str, ...]) -> None:
+    (rule,) = compile_rules_text(f"## Never notify\n- {line}\n")
+    assert set(rule.scope.names) == set(names)
+    assert rule.scope.examples == ()
+
+
+def test_a_senders_confirmations_are_what_the_message_must_say() -> None:
+    (rule,) = compile_rules_text("## Never notify\n- ShowingTime confirmations: no\n")
+    assert rule.understood and rule.scope.names == ("ShowingTime",)
+    assert "confirmed" in rule.scope.topics and rule.scope.topic_min == 1

@@ -45,9 +45,9 @@ def _one(text: str) -> CompiledRule:
             "Ab 21 Uhr nur melden, wenn es von Jonas ist",
             CUSTOM,
             time(21),
-            time(0),
+            time(7),
             EVERY_DAY,
-            "Between 21:00 and 00:00: notify anything only if from Jonas; otherwise don't",
+            "Between 21:00 and 07:00: notify anything only if from Jonas; otherwise don't",
         ),
         (
             "Por la noche, a partir de las 10, solo avísame si es de Marta.",
@@ -240,7 +240,7 @@ def test_a_german_common_noun_is_no_name() -> None:
         ("Tussen 22:00 en 07:00 alleen melden als het van Femke is", time(22), time(7)),
         ("Van 23 tot 6 uur alleen melden als het van Femke is", time(23), time(6)),
         ("'s Nachts alleen melden als het van Femke is", time(22), time(7)),
-        ("Na 20:00 nieuwsbrieven niet melden", time(20), time(0)),
+        ("Na 20:00 nieuwsbrieven niet melden", time(20), time(7)),
     ],
 )
 def test_dutch_windows(line: str, start: time, end: time) -> None:

@@ -96,6 +96,7 @@ PHRASE_KEYS = {
         "no_determiners",
         "nothing",
         "something",
+        "confirmations",
         "possessives_before",
         "possessives_after",
         "article_pronouns",

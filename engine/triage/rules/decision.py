@@ -148,8 +148,21 @@ ANSWER_NEVER = re.compile(
     rf"(?:{phrase_pattern('answers.never')}){_WIDEN}{_REASON}{_TAIL}"
     rf"{_MORE}{_END}"
 )
+
+
+def _closing(end_key: str, start_key: str) -> str:
+    """The phrases that close a line with its decision: those said last, and those said
+    first that need nothing after them ("…, sag mir bitte immer Bescheid", "…, ignóralos"),
+    not one that ends on a word leading to what it is about ("avísame de", "sag mir
+    Bescheid, wenn")."""
+    opening = [p for p in phrases(start_key) if p.split()[-1] not in function_words()]
+    said = sorted({*phrases(end_key), *opening}, key=lambda p: (-len(p), p))
+    return r"(?<![\w'-])(?:" + "|".join(phrase_regex(p) for p in said) + r")(?![\w'-])"
+
+
 END_NOTIFY = re.compile(
-    rf"[\s,:]+(?:{phrase_pattern('predicates.notify_end')}){_INTENSIFY}{_WIDEN_SAID}{_TAIL}{_END}"
+    rf"[\s,:]+(?:{_closing('predicates.notify_end', 'predicates.notify_start')}){_INTENSIFY}"
+    rf"{_WIDEN_SAID}{_TAIL}{_END}"
 )
 ONLY_WHEN = re.compile(
     rf"[\s,:]+(?:{phrase_pattern('predicates.notify_only_when')})\s+(?P<cond>.+?){_END}"
@@ -177,7 +190,8 @@ _UNTIL = (
 _NO_LONGER = rf"(?:\s*,?\s*{phrase_pattern('predicates.no_longer')})?"
 """Words after a Never that say "from now on" ("… doesn't matter to me anymore")."""
 END_NEVER = re.compile(
-    rf"[\s,:]+(?:{phrase_pattern('predicates.never_end')}){_NO_LONGER}{_WIDEN}{_UNTIL}{_TAIL}{_END}"
+    rf"[\s,:]+(?:{_closing('predicates.never_end', 'predicates.never_start')}){_NO_LONGER}"
+    rf"{_WIDEN}{_UNTIL}{_TAIL}{_END}"
 )
 _OPENING = rf"(?:(?:{phrase_pattern('clauses.lead_ins')})[\s,.:!]*)*"
 """Words a sentence may open with before its decision ("please", "bitte", "por favor")."""

@@ -1344,7 +1344,8 @@ def names(
             if n in who or BRAND.match(n) or " " in n or fold(n) in introduced or fold(n) == alone
         ]
     kept = [n for n in kept if n in who or BRAND.match(n) or not _common_nouns(n, german=german)]
-    who += [n for n in kept if n not in who and _before_a_kind(n, said or text)]
+    before_kind = [n for n in kept if n not in who and _before_a_kind(n, said or text)]
+    who += before_kind + _listed_before(kept, before_kind, said or text)
     listed_as_options = set(words(said or text)) & _or_words(said or text)
     if (
         "," not in (said or text)
@@ -1371,6 +1372,46 @@ def _before_a_kind(name: str, text: str) -> bool:
     pattern = r"\s+".join(re.escape(t) for t in name.split())
     m = re.search(rf"(?<![\w'’&(-]){pattern}\s+([\w'’-]+)", text)
     return m is not None and is_kind_word(m.group(1), fold)
+
+
+def confirmations(text: str) -> Extracted:
+    """ "ShowingTime confirmations: no": a confirmation no kind word took ("booking
+    confirmations" is a booking) is what the message must say, in any of the forms its
+    language says it with; the sender's other messages are not meant."""
+    low, origin = fold_with_map(text)
+    said = re.search(phrase_pattern("words.confirmations"), low)
+    if said is None:
+        return Match(), text
+    forms = tuple(
+        dict.fromkeys(
+            form
+            for code in LANGUAGES
+            if said.group(0) in (own := language_data(code).phrases["words.confirmations"])
+            for form in own
+        )
+    )
+    start, end = origin[said.start()], origin[said.end() - 1] + 1
+    return Match(topics=forms, topic_min=1), text[:start] + " " + text[end:]
+
+
+def _listed_before(kept: list[str], senders: list[str], text: str) -> list[str]:
+    """Names listed with a sender said before its kind send it too: "new Google or Yelp
+    reviews", "Jira and Linear issue updates"."""
+    found: list[str] = []
+    changed = bool(senders)
+    while changed:
+        changed = False
+        for n in kept:
+            if n in senders or n in found:
+                continue
+            for s in [*senders, *found]:
+                said = r"\s+".join(re.escape(w) for w in n.split())
+                other = r"\s+".join(re.escape(w) for w in s.split())
+                if re.search(rf"{said}\s*(?:,\s*|\s+(?:{JOIN_WORDS})\s+){other}", text):
+                    found.append(n)
+                    changed = True
+                    break
+    return found
 
 
 def _after_a_kind(name: str, text: str) -> bool:
@@ -1643,6 +1684,8 @@ def parse_fragment(
     topic_phrase = about_phrase(text)
     found, text = _step(found, about(text))
     found, text = _step(found, kind_words(text, german))
+    if not found.topics:
+        found, text = _step(found, confirmations(text))
     low = fold(without_companies(text))
     for keyword in KEYWORDS:
         found, _ = _step(found, keyword(low))

@@ -32,6 +32,10 @@ WINDOW = re.compile(
     r"(?![\d%/.-])",
     re.I,
 )
+NIGHT_END = time(7, 0)
+"""Where a night said without its end ends ("at night", "after 9pm"): the morning."""
+EVENING = 17
+"""An hour from which "after …" goes on through the night."""
 AFTER = re.compile(
     rf"\b(?:after|despues de|a partir de|nach|ab|apres|a partir d[ae]s?|"
     rf"depois d[ae]s?|dopo|dalle|dalle ore|na|vanaf)\s+{_ART}{CLOCK}"
@@ -226,12 +230,14 @@ def find_window(text: str) -> tuple[str, Window | None]:
             said = (m.group(3) or "").lower()
             if start.hour < 12 and not said.startswith(("a", "p")):
                 start = time(start.hour + 12, start.minute)
-            end = time(7, 0)
+            end = NIGHT_END
+        elif start.hour >= EVENING:
+            end = NIGHT_END  # "after 9pm": through the night, not until midnight only
     elif (m := BEFORE.search(plain)) and not re.search(r"\bstart", plain[: m.start()], re.I):
         start, end = time(0, 0), rule_clock_time(*m.group(1, 2, 3))
         text = text[: m.start()] + " " + text[m.end() :]
     elif NIGHT.search(plain):
-        start, end = time(22, 0), time(7, 0)
+        start, end = time(22, 0), NIGHT_END
         text, _ = _cut(text, NIGHT)
     if start is None and days is None:
         return text, None
