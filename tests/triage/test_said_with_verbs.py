@@ -151,3 +151,62 @@ def test_a_senders_confirmations_are_what_the_message_must_say() -> None:
     (rule,) = compile_rules_text("## Never notify\n- ShowingTime confirmations: no\n")
     assert rule.understood and rule.scope.names == ("ShowingTime",)
     assert "confirmed" in rule.scope.topics and rule.scope.topic_min == 1
+
+
+@pytest.mark.parametrize(
+    ("rules", "sources"),
+    [
+        ("## Always notify\n- Mia sorella Chiara, anche su WhatsApp\n", frozenset()),
+        (
+            "## Always notify\n- Anything from Aiko: aiko@example.org or WhatsApp +81 90 4411 2783\n",
+            frozenset({"email", "whatsapp"}),
+        ),
+    ],
+)
+def test_a_channel_said_as_one_more_restricts_nothing(rules: str, sources: frozenset[str]) -> None:
+    (rule,) = compile_rules_text(rules)
+    assert rule.understood and rule.scope.sources == sources
+
+
+def test_after_my_a_title_that_is_a_role_says_who_she_is() -> None:
+    (rule,) = compile_rules_text("## Always notify\n- Meine Frau Petra\n")
+    assert rule.scope.names == ("Petra",)
+    (rule,) = compile_rules_text("## Always notify\n- Frau Okonkwo\n")
+    assert rule.scope.names == ("Frau Okonkwo",)
+
+
+def test_an_aside_that_says_when_the_user_reads_is_no_window() -> None:
+    (rule,) = compile_rules_text(
+        '## Never notify\n- Grupo "Condomínio Jardim das Flores" (leio tudo à noite)\n'
+    )
+    assert rule.understood and rule.window is None
+    (rule,) = compile_rules_text("## Always notify\n- Messages from Ana (Mo–Fr 8–17 Uhr)\n")
+    assert rule.window is not None and rule.window.start == time(8)
+
+
+def test_and_other_things_it_cannot_name_flag_the_line() -> None:
+    (rule,) = compile_rules_text("## Never notify\n- iFood, Rappi and other delivery apps\n")
+    assert not rule.understood and "apps" in rule.unread
+    (rule,) = compile_rules_text("## Never notify\n- DHL, Hermes and other couriers\n")
+    assert rule.understood
+
+
+def test_nor_adds_to_a_never_line_and_neither_opens_one() -> None:
+    (rule,) = compile_rules_text(
+        "## Never notify\n- Pas de notification pour les newsletters, ni pour les codes de "
+        "connexion.\n"
+    )
+    assert {"newsletter", "login_code"} <= set(rule.scope.kinds) | {
+        k for m in rule.scope.any_of for k in m.kinds
+    }
+    assert rule.exclusions == ()
+    (rule,) = compile_rules_text("- Ni ofertas ni boletines\n")
+    assert rule.understood and rule.rule.section == NEVER
+
+
+def test_the_rest_from_one_sender_is_not_the_rest_of_everything() -> None:
+    (rule,) = compile_rules_text(
+        "## Never notify\n- Todo lo demás de Brenda puede esperar a que llegue a la oficina.\n"
+    )
+    assert rule.catch_all and not rule.scope.anything
+    assert rule.scope.names == ("Brenda",)

@@ -96,6 +96,7 @@ PHRASE_KEYS = {
         "no_determiners",
         "nothing",
         "something",
+        "neither",
         "confirmations",
         "possessives_before",
         "possessives_after",
@@ -148,6 +149,7 @@ OPTIONAL_KEYS = frozenset(
         "words.article_pronouns",
         "words.noun_endings",
         "words.writes_me",
+        "words.neither",
     }
 )
 """Constructions a language may not have: a frame around the topic or a verb after a quoted

@@ -36,7 +36,9 @@ CATCH_ALL_LABEL = re.compile(
 WIDENING = re.compile(rf"[,;]?\s*{phrase_pattern('clauses.widening')}[^.;()]*", re.I)
 """A clause that only widens the line ("even if …", "aunque …", "egal was …"): dropped."""
 
-_NOT = r"(?:but not|not|no|pas|nicht|nao|non|ni)"
+_NOT = r"(?:but not|not|no|pas|nicht|nao|non)"
+"""Words that set an exclusion apart; not "ni" (nor), which on a Never line adds one more
+thing it never wants ("…, ni pour les codes de connexion")."""
 SENTENCE_EXCLUSIONS = (
     r"^(?:do not|don'?t|never) use (?:this |it )?for (?P<x>.+)$",
     r"^not for (?P<x>.+)$",

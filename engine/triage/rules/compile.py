@@ -614,10 +614,12 @@ def _section_rule(rule: Rule, text: str, section: Section) -> CompiledRule:
     parts = take_apart(text, section_rule=True)
     rest, window = find_window(parts.body)
     scope = _read(parts.label, rest, style)
-    if parts.catch_all:
+    # "Todo lo demás de Brenda": the rest of what Brenda sends, not the rest of everything
+    narrowed = parts.catch_all and scope.says_something
+    if parts.catch_all and not narrowed:
         scope = replace(scope, anything=True)
     action: Action = "drop" if section == NEVER else "notify"
-    problem = None if parts.catch_all else _problem(rule.read_text, scope)
+    problem = None if parts.catch_all and not narrowed else _problem(rule.read_text, scope)
     return CompiledRule(
         rule,
         scope,

@@ -414,6 +414,15 @@ _NO_START = re.compile(
     + "|".join(phrase_regex(p) for p in phrases("words.no_determiners") if len(p) > 2)
     + r")\s+(?=\S)"
 )
+_NEITHER_START = re.compile(rf"^\s*{_OPENING}{phrase_pattern('words.neither')}\s+(?=\S)")
+_NOR = re.compile(rf"{phrase_pattern('words.neither')}|\bnor\b")
+
+
+def _neither_nor(low: str) -> re.Match[str] | None:
+    """A line that opens with "neither" and goes on with "nor": "Ni ofertas ni boletines",
+    "Weder Werbung noch Newsletter" (not "Nem as do Frescura, …": "not even those")."""
+    m = _NEITHER_START.match(low)
+    return m if m and _NOR.search(low, m.end()) else None
 """A line that opens with "no" before what it is about, and says no decision otherwise:
 "Keine Newsletter", "Geen nieuwsbrieven van Bol", "Pas de pub". Not the two-letter "no",
 which opens many a clause in Spanish, Italian and Portuguese ("no las necesito")."""
@@ -551,7 +560,7 @@ def read_decision(text: str) -> tuple[str, Decision | None]:
         return _strip_lead(text, always.end()), Decision(ALWAYS)
     if re.search(r"\bonly\s+(?:notify|tell|alert|ping|let)\b|\bnur\s+benachrichtig", low):
         return text, Decision(CUSTOM)
-    no = _NO_START.match(low)
+    no = _NO_START.match(low) or _neither_nor(low)
     if no and not re.search(RESTRICTIVE, low):
         return _strip_lead(text, no.end()), Decision(NEVER)
     return _window_last(text) or (text, None)

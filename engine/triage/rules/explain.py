@@ -192,7 +192,7 @@ def explain_rule(
         decision = w.text("always")
     else:
         decision = w.text("notify")
-    what = w.text("anything") if rule.catch_all else describe(rule.scope, w)
+    what = w.text("anything") if rule.scope.anything and rule.catch_all else describe(rule.scope, w)
     condition = ""
     if rule.action == "only":
         said = rule.scope.sources

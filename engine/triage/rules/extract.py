@@ -1562,6 +1562,18 @@ def topic_context(notes: tuple[str, ...], found: Match) -> Match:
     return Match(topics=tuple(said), topic_min=1) if said else Match()
 
 
+_ALSO = r"(?:also|too|as well|even|anche|pure|auch|aussi|meme|tambien|incluso|tambem|ate|ook|zelfs)"
+_ALSO_ON = re.compile(
+    rf"\b{_ALSO}\s+(?:\w+\s+){{0,2}}(?:whatsapp|e-?mails?|correos?|mails?)\b"
+    rf"|\b(?:whatsapp|e-?mails?)\s+{_ALSO}\b"
+)
+
+
+def _also_on(low: str) -> bool:
+    """ "anche su WhatsApp", "also by email": a channel said as one more, not the only one."""
+    return bool(_ALSO_ON.search(low))
+
+
 def settle(found: Match, low: str) -> Match:
     """What the conditions imply, once all are read. A named chat is more than "a group";
     "weekly" is a recurring event only in a clause about the calendar; a named chat, a group
@@ -1585,6 +1597,10 @@ def settle(found: Match, low: str) -> Match:
     )
     is_recurring = found.recurring if calendar else None
     kept = set(found.sources)
+    if _also_on(low):
+        kept -= {"whatsapp", "email"}  # "Chiara, anche su WhatsApp": as well, not only there
+    if "whatsapp" in kept and found.addresses and not (found.chats or found.group):
+        kept.add("email")  # "aiko@…jp or WhatsApp +81 …": both, each by its own address
     if found.chats:
         kept.add("whatsapp")
     if calendar or found.added_today or found.calendar_change or is_recurring:
@@ -1707,7 +1723,7 @@ def parse_fragment(
         ),
     )
     if found.names:
-        people = [without_role(n) for n in found.names]
+        people = [_owned(without_role(n), whole) for n in found.names]
         if len(people) > 1:
             people = [n for n in people if not _only_roles(n)] or people
         found = replace(found, names=tuple(dict.fromkeys(people)))
@@ -1856,6 +1872,17 @@ def without_role(name: str) -> str:
     return " ".join(written)
 
 
+def _owned(name: str, whole: str) -> str:
+    """ "Meine Frau Petra" is Petra: after "my", a title that is also a word for who the
+    person is ("Frau": wife) says who she is to the user, not how her name is said."""
+    first, _, rest = name.partition(" ")
+    if not rest or fold(first.rstrip(".")) not in PERSON_ROLES:
+        return name
+    owner = phrase_pattern("definitions.possessives")
+    said = r"\s+".join(re.escape(fold(w)) for w in name.split())
+    return rest if re.search(rf"{owner}\s+{said}(?![\w'-])", fold(whole)) else name
+
+
 _JOIN_WORD = re.compile(rf"\s(?:{JOIN_WORDS})\s+(?P<next>[\w'-]+)\s*(?P<then>[\w'-]*)")
 
 
@@ -1909,9 +1936,11 @@ _SAID_WITH: tuple[tuple[str, Callable[[Match], bool]], ...] = (
     ),
     (
         rf"(?:{OTHER_ALIKE.pattern})(?:\s+[a-z-]+){{0,2}}",
-        lambda m: bool(m.names or m.examples or m.kinds),
+        lambda m: bool(m.kinds),
     ),
 )
 """Words a condition is said with, accounted for when the reading holds that condition:
 "subject" beside a subject phrase, "addresses" beside a domain, "regarding" before a topic,
-"saved as" before a name, "calls" after "video", "and other delivery apps" after names."""
+"saved as" before a name, "calls" after "video", "and other couriers" after a kind the
+reader knows (after names alone, "and other delivery apps" says a kind it does not know:
+the line is flagged, not narrowed to the names)."""

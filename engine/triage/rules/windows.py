@@ -10,7 +10,7 @@ from datetime import time
 
 from engine.clock import CLOCK, rule_clock_time
 from engine.triage.classifier import fold
-from engine.triage.language import day_abbreviations, phrase_pattern
+from engine.triage.language import day_abbreviations, function_words, phrase_pattern
 from engine.triage.rules.extract import QUOTED
 from engine.triage.rules.match import Window
 from engine.triage.rules.vocab import DAY_ALIASES
@@ -208,7 +208,37 @@ def _days(text: str) -> tuple[str, frozenset[int] | None]:
 
 
 def find_window(text: str) -> tuple[str, Window | None]:
-    """Take a time window out of ``text``: hours, night, weekends, weekdays, named days."""
+    """Take a time window out of ``text``: hours, night, weekends, weekdays, named days. An
+    aside that says more than a window is the user's talk ("(leio tudo à noite)": when
+    they read, not when the line applies): no window is taken from it."""
+    talk = [m.group(0) for m in _ASIDE.finditer(text) if _talk(m.group(1))]
+    for i, aside in enumerate(talk):
+        text = text.replace(aside, f"\x00{i}\x00", 1)
+    text, window = _find_window(text)
+    for i, aside in enumerate(talk):
+        text = text.replace(f"\x00{i}\x00", aside, 1)
+    return text, window
+
+
+_ASIDE = re.compile(r"\(([^()]*)\)")
+
+
+def _talk(aside: str) -> bool:
+    """An aside with a window in it and words besides the window's."""
+    rest, window = _find_window(aside)
+    if window is None:
+        return False
+    said = re.findall(r"[a-z]+", fold_keep(rest).lower())
+    return any(w not in function_words() and w not in _CLOCK_WORDS for w in said)
+
+
+_CLOCK_WORDS = frozenset(
+    {"uhr", "h", "hr", "hrs", "uur", "heures", "heure", "ore", "horas", "hours", "oclock"}
+)
+"""Words an hour is said with ("8–17 Uhr"): an aside of hours and these is a window."""
+
+
+def _find_window(text: str) -> tuple[str, Window | None]:
     text, working = _working_hours(_said_plainly(text))
     if working is not None:
         return text, working
