@@ -158,7 +158,8 @@ def test_a_senders_confirmations_are_what_the_message_must_say() -> None:
     [
         ("## Always notify\n- Mia sorella Chiara, anche su WhatsApp\n", frozenset()),
         (
-            "## Always notify\n- Anything from Aiko: aiko@example.org or WhatsApp +81 90 4411 2783\n",
+            "## Always notify\n- Anything from Aiko: aiko@example.org or WhatsApp "
+            "+81 90 4411 2783\n",
             frozenset({"email", "whatsapp"}),
         ),
     ],

@@ -423,6 +423,8 @@ def _neither_nor(low: str) -> re.Match[str] | None:
     "Weder Werbung noch Newsletter" (not "Nem as do Frescura, …": "not even those")."""
     m = _NEITHER_START.match(low)
     return m if m and _NOR.search(low, m.end()) else None
+
+
 """A line that opens with "no" before what it is about, and says no decision otherwise:
 "Keine Newsletter", "Geen nieuwsbrieven van Bol", "Pas de pub". Not the two-letter "no",
 which opens many a clause in Spanish, Italian and Portuguese ("no las necesito")."""

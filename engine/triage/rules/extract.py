@@ -1569,9 +1569,15 @@ _ALSO_ON = re.compile(
 )
 
 
-def _also_on(low: str) -> bool:
-    """ "anche su WhatsApp", "also by email": a channel said as one more, not the only one."""
-    return bool(_ALSO_ON.search(low))
+def _channels_said(found: Match, low: str) -> set[str]:
+    """The channels a clause keeps to. "Chiara, anche su WhatsApp" (also by email): as well,
+    not only there; "aiko@…jp or WhatsApp +81 …": both, each by its own address."""
+    kept = set(found.sources)
+    if _ALSO_ON.search(low):
+        kept -= {"whatsapp", "email"}
+    if "whatsapp" in kept and found.addresses and not (found.chats or found.group):
+        kept.add("email")
+    return kept
 
 
 def settle(found: Match, low: str) -> Match:
@@ -1596,11 +1602,7 @@ def settle(found: Match, low: str) -> Match:
         or found.starts_after is not None
     )
     is_recurring = found.recurring if calendar else None
-    kept = set(found.sources)
-    if _also_on(low):
-        kept -= {"whatsapp", "email"}  # "Chiara, anche su WhatsApp": as well, not only there
-    if "whatsapp" in kept and found.addresses and not (found.chats or found.group):
-        kept.add("email")  # "aiko@…jp or WhatsApp +81 …": both, each by its own address
+    kept = _channels_said(found, low)
     if found.chats:
         kept.add("whatsapp")
     if calendar or found.added_today or found.calendar_change or is_recurring:
