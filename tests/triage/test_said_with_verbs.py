@@ -211,3 +211,52 @@ def test_the_rest_from_one_sender_is_not_the_rest_of_everything() -> None:
     )
     assert rule.catch_all and not rule.scope.anything
     assert rule.scope.names == ("Brenda",)
+
+
+@pytest.mark.parametrize(
+    ("line", "names", "understood"),
+    [
+        (
+            "Qualquer coisa da escola da Bia (Colégio Monteiro Lobato)",
+            ("Colégio Monteiro Lobato",),
+            True,
+        ),
+        (
+            "Anything from my daughter Mia's school, Bondi Public School",
+            ("Bondi Public School",),
+            True,
+        ),
+        # whose school it is names no sender: the school is not named, so the line is flagged
+        ("Anything from the school of my son Pablo", (), False),
+    ],
+)
+def test_whose_school_it_is_does_not_write(
+    line: str, names: tuple[str, ...], understood: bool
+) -> None:
+    (rule,) = compile_rules_text(f"## Always notify\n- {line}\n")
+    assert rule.scope.names == names and rule.understood is understood
+
+
+def test_a_label_that_is_a_proper_name_sends_what_its_body_says() -> None:
+    (rule,) = compile_rules_text(
+        "## Always notify\n- St Aidan's Primary: anything about the boys\n"
+    )
+    assert rule.scope.names == ("St Aidan's Primary",)
+    (rule,) = compile_rules_text("## Always notify\n- Team chatter: anything about lunch\n")
+    assert rule.scope.names == ()
+
+
+@pytest.mark.parametrize(
+    ("line", "chat"),
+    [
+        ("WhatsApp-Gruppe „Elternabend Füchse“, außer jemand erwähnt mich", "Elternabend Füchse"),
+        (
+            "El grupo de WhatsApp de los vecinos («Comunidad Finca Roja»), salvo que alguien "
+            "me mencione.",
+            "Comunidad Finca Roja",
+        ),
+    ],
+)
+def test_a_group_named_after_its_words_is_that_chat(line: str, chat: str) -> None:
+    (rule,) = compile_rules_text(f"## Never notify\n- {line}\n")
+    assert rule.understood and rule.scope.chats == (chat,) and rule.scope.names == ()

@@ -532,7 +532,7 @@ def _read(label: str, body: str, style: Style) -> Match:
             body, german=style.german, casual=style.casual, context=context
         )
     brands = tuple(n for n in named.names if BRAND.match(n) and fold(n) not in function_words())
-    if not brands and not found.has_identity() and _a_sender_label(named, found, body):
+    if not brands and not found.has_identity() and _a_sender_label(named, found, body, label):
         brands = named.names  # "Amazon: shipping notices", "CTT: avisos de entrega"
     if brands and not found.has_identity():
         # "GitHub: someone @mentions me or requests my review": what GitHub sends; a kind
@@ -571,7 +571,16 @@ def _read(label: str, body: str, style: Style) -> Match:
     return combine(found, extra)
 
 
-def _a_sender_label(named: Match, body: Match, said: str) -> bool:
+def _a_proper_name(label: str) -> bool:
+    """A label of two words or more, each capitalised but for the small words between
+    ("St Aidan's Primary", "Maple Grove Elementary"): someone's name, not a title ("Team
+    chatter", "Work escalations")."""
+    written = label.split()
+    small = function_words()
+    return len(written) >= 2 and all(w[:1].isupper() or fold(w) in small for w in written)
+
+
+def _a_sender_label(named: Match, body: Match, said: str, label: str) -> bool:
     """A label read whole as a name, before a body that says one kind of message and
     names no one: the label says who sends it. Dropping it would widen the line to every
     such message; a title that is only a name nobody sends from ("Trasporti") narrows it
@@ -584,7 +593,11 @@ def _a_sender_label(named: Match, body: Match, said: str) -> bool:
         and not named.unread
         and not named.kinds
         and not named.sender_kinds
-        and (body.kinds or body.sender_kinds)
+        and (
+            body.kinds
+            or body.sender_kinds
+            or (_a_proper_name(label) and (body.topics or body.anything))
+        )
         and not body.any_of
     )
 

@@ -299,10 +299,14 @@ def quoted(text: str) -> Extracted:
             contained.append(q)  # "messages containing "hotfix"", "wenn „dringend“ drinsteht"
         elif re.search(r"\b(subject|title|asunto|betreff|objet|assunto|oggetto)\b", near):
             subject_phrases.append(q)
-        elif re.search(
-            r"\b(group|chat|channel|grupo|gruppe|groupe|gruppo|groep|appgroep|groepsapp)\b",
-            after[:25] + " " + before[-12:],
-        ) or _CHAT_BEFORE.search(before):
+        elif (
+            re.search(
+                r"\b(group|chat|channel|grupo|gruppe|groupe|gruppo|groep|appgroep|groepsapp)\b",
+                after[:25] + " " + before[-12:],
+            )
+            or _CHAT_BEFORE.search(before)
+            or _in_a_group_aside(low[: max(at, 0)])
+        ):
             chats.append(q)
         elif any(k.pattern.fullmatch(fold(q).strip()) for k in KIND_WORDS):
             kinds_quoted.append(q)  # «fuera de la oficina»: a kind in quotes, read as one
@@ -330,6 +334,14 @@ def quoted(text: str) -> Extracted:
         found = replace(found, topics=topics, topic_min=len(topics) if one else 1)
         text = re.sub(SAID_QUOTE, " ", text, flags=re.I)
     return found, QUOTED.sub(_addresses_in_quotes, text)
+
+
+def _in_a_group_aside(before: str) -> bool:
+    """A quote that opens an aside after the word for a group: "el grupo de WhatsApp de los
+    vecinos («Comunidad Finca Roja»)"."""
+    return bool(
+        re.search(rf"\b{GROUP_WORD_BARE}\b[^().;:]{{0,40}}\(\s*[\"“”„«»']?\s*$", before[-60:])
+    )
 
 
 def _said_connectors() -> tuple[str, str]:
@@ -1022,7 +1034,7 @@ GROUP_AFTER = re.compile(
 """A chat named after the word for a group: "el grupo Familia Ruiz", "le groupe Parents CM1"."""
 GROUP_ASIDE = re.compile(
     rf"(?i:\b{GROUP_WORD}\b)[^().;:]{{0,40}}?"
-    rf"\(\s*({_NAME_WORD}(?:\s+(?:{_NAME_JOIN}\s+)?{_NAME_WORD})*)\s*\)"
+    rf"\(\s*[\"“”„«»']?({_NAME_WORD}(?:\s+(?:{_NAME_JOIN}\s+)?{_NAME_WORD})*)[\"“”„«»']?\s*\)"
 )
 """A chat named in an aside after the word for a group: "the family group (Familia Ruiz)",
 "el grupo de la familia (Familia Ruiz)"."""
@@ -1668,6 +1680,10 @@ _COMPOUND = re.compile(
 notificaties"): read as the messages from that sender."""
 
 
+_GROUP_COMPOUND = re.compile(rf"(?i)\b(whatsapp)-({GROUP_WORD_BARE})\b")
+"""A word for a group joined to "WhatsApp" ("WhatsApp-Gruppe"): the two words, no name."""
+
+
 @lru_cache(maxsize=4096)
 def parse_fragment(
     raw: str,
@@ -1686,6 +1702,7 @@ def parse_fragment(
     whole = _COMPOUND.sub(
         lambda m: f"{m.group(2).lower()} from {m.group(1)}", at_start_lower(raw.strip())
     )
+    whole = _GROUP_COMPOUND.sub(lambda m: f"{m.group(1)} {m.group(2)}", whole)
     german = is_german(whole) if german is None else german
     casual = whole == whole.lower() if casual is None else casual
     found, text = Match(), whole
@@ -1724,6 +1741,9 @@ def parse_fragment(
             said=whole,
         ),
     )
+    if found.names and (owners := _owners(found.names, whole)):
+        # "la escuela de Pablo", "Mia's school": whose it is, not who writes
+        found = replace(found, names=tuple(n for n in found.names if n not in owners))
     if found.names:
         people = [_owned(without_role(n), whole) for n in found.names]
         if len(people) > 1:
@@ -1872,6 +1892,30 @@ def without_role(name: str) -> str:
             break
         written.pop(0)
     return " ".join(written)
+
+
+_OF = r"(?:de|da|do|di|du|des|del|della|dello|of|von|van|vom)"
+
+
+def _owners(names: tuple[str, ...], whole: str) -> set[str]:
+    """Names said as whose a place is: after a word for a school, an office or a practice
+    and "of" ("escola da Bia", "the school of my son Pablo"), or before it with "'s" ("Mia's
+    school"). The place writes, not the child."""
+    low = fold(whole)
+    place = "|".join(sorted((re.escape(w) for w in identity_words() if len(w) > 3), key=len))
+    owner = phrase_pattern("definitions.possessives")
+    roles = "|".join(re.escape(w) for w in sorted(PERSON_ROLES, key=len, reverse=True))
+    out: set[str] = set()
+    for n in names:
+        said = r"\s+".join(re.escape(fold(w)) for w in n.rstrip("'’s").split())
+        before = (
+            rf"\b(?:{place})\s+{_OF}\s+(?:(?:la|le|el|o|a|the|l')\s+)?"
+            rf"(?:{owner}\s+)?(?:(?:{roles})\s+)?{said}(?![\w-])"
+        )
+        after = rf"(?<![\w-]){said}['’]s?\s+(?:{place})\b"
+        if re.search(before, low) or re.search(after, low):
+            out.add(n)
+    return out
 
 
 def _owned(name: str, whole: str) -> str:
