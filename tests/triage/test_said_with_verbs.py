@@ -260,3 +260,11 @@ def test_a_label_that_is_a_proper_name_sends_what_its_body_says() -> None:
 def test_a_group_named_after_its_words_is_that_chat(line: str, chat: str) -> None:
     (rule,) = compile_rules_text(f"## Never notify\n- {line}\n")
     assert rule.understood and rule.scope.chats == (chat,) and rule.scope.names == ()
+
+
+def test_a_senders_app_is_that_sender_not_any_automated_one() -> None:
+    (rule,) = compile_rules_text("- deja de avisarme de los accesos de la app de ING\n")
+    assert rule.understood and rule.rule.section == NEVER
+    assert rule.scope.names == ("ING",) and rule.scope.automated is True
+    assert "automated" not in rule.scope.sender_kinds
+    assert "security" in rule.scope.kinds

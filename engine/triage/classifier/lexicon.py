@@ -96,6 +96,29 @@ BILLING_PROBLEM = Cues(
         r"sollecito di pagamento",
         r"fattura scaduta",
         r"sospensione (?:del servizio|dell'account|dell'abbonamento)",
+        r"pagamento\b[^.]{0,40}\b(?:rifiutato|respinto|non riuscito|non e andato a buon fine)",
+        # nl
+        r"(?:betaling|incasso|afschrijving) (?:is )?(?:mislukt|geweigerd|gestorneerd)",
+        r"(?:konden|kunnen|kon) (?:\w+ ){0,5}niet (?:afschrijven|incasseren|innen)",
+        r"betaalherinnering",
+        r"aanmaning",
+        r"achterstallig",
+        r"openstaande (?:factuur|betaling|rekening|nota)",
+        r"incassokosten",
+        # more en, es, de, fr, pt: a failed charge said with a verb
+        r"auto-?debit (?:has )?failed",
+        r"could ?n[o']t be (?:processed|collected|charged)",
+        r"insufficient (?:balance|funds)",
+        r"no (?:hemos|se ha|se han) podido (?:procesar|cobrar|cargar|realizar) (?:\w+ ){0,2}"
+        r"(?:pago|recibo|cargo|cobro|importe|cuota)",
+        r"pago\b[^.]{0,60}\b(?:rechazado|denegado|devuelto)",
+        r"(?:einzug|lastschrift|abbuchung)\b[^.]{0,60}\b(?:fehlgeschlagen|nicht moglich|"
+        r"zuruckgegeben|zuruckgebucht)",
+        r"fehlgeschlagener? (?:einzug|lastschrift|abbuchung)",
+        r"echec (?:de |du )?(?:votre |la |l')?(?:prelevement|paiement)",
+        r"(?:prelevement|paiement)\b[^.]{0,60}\b(?:a ete )?(?:rejete|refuse|echoue)",
+        r"nao (?:foi possivel|conseguimos|conseguimos) (?:\w+ )?cobrar",
+        r"(?:debito direto|pagamento|cobranca)\b[^.]{0,60}\b(?:devolvido|falhou|recusad[oa])",
     )
 )
 
@@ -321,6 +344,31 @@ SECURITY = Cues(
         r"qualcuno conosce la (?:tua )?password",
         r"autenticazione a due fattori",
         r"attivita (?:insolita|sospetta)",
+        r"reimpostazione (?:della )?password",
+        r"dispositivo (?:sconosciuto|non riconosciuto)",
+        # nl
+        r"beveiligingsmelding",
+        r"beveiligingswaarschuwing",
+        r"nieuwe aanmelding",
+        r"nieuw apparaat",
+        r"verdachte (?:activiteit|aanmelding|inlogpoging)",
+        r"wachtwoord (?:is )?(?:gewijzigd|opnieuw ingesteld|gereset)",
+        r"tweestapsverificatie",
+        r"ingelogd (?:op|vanaf|met) (?:\w+ ){0,5}nieuw",
+        # more es, fr, de, pt: a sign-in, a reset or a new device said another way
+        r"restablec\w* (?:de )?(?:la |tu |su )?contrasena",
+        r"(?:nuevo|intento de) acceso",
+        r"acceso bloqueado",
+        r"dispositivo (?:desconocido|nuevo|no reconocido)",
+        r"reinitialisation (?:de |du )?(?:votre |ton |du )?mot de passe",
+        r"tentative de connexion",
+        r"neues gerat",
+        r"(?:passwort|kennwort) zurucksetzen",
+        r"tentativa de (?:inicio de sessao|login|acesso|entrada)",
+        r"(?:inicio de sessao|acesso) bloquead[oa]",
+        r"dispositivo desconhecido",
+        r"palavra-passe (?:foi )?(?:alterada|redefinida)",
+        r"redefini\w* (?:a |da )?(?:sua )?senha",
     )
 )
 

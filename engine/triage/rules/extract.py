@@ -1767,8 +1767,12 @@ def _kind_of_what_they_send(found: Match, whole: str) -> Match:
     """ "Confirmações de encomenda da Worten e do Continente": a kind said with "de" reads
     as a kind of sender, which beside named senders would be one more of them (Worten,
     Continente or any shop). Said with no "or", it is what the named ones send."""
+    listed = set(words(whole)) & _or_words(whole)
+    if "automated" in found.sender_kinds and found.names and not listed:
+        # "los accesos de la app de ING": ING's app, not ING or any automated sender
+        found = replace(found, sender_kinds=found.sender_kinds - {"automated"}, automated=True)
     kinds = found.sender_kinds - _SENDERS_OF_ANY_KIND
-    if not (kinds and found.names and not found.kinds) or set(words(whole)) & _or_words(whole):
+    if not (kinds and found.names and not found.kinds) or listed:
         return found
     low = fold(whole)
     said_first = min((k.start() for e in KIND_WORDS for k in e.pattern.finditer(low)), default=-1)

@@ -1,0 +1,68 @@
+"""A failed charge and a sign-in the user did not make, as services write them in each
+language, often with a verb rather than a fixed phrase ("we could not collect", "konden niet
+afschrijven", "a été rejeté"). Senders and wordings are made up for these tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.triage.classifier import classify
+from tests.factories import make_event
+
+
+def _mail(subject: str, text: str) -> dict[str, object]:
+    return {
+        "sender": {"name": "Servicio", "address": "avisos@servicio-ejemplo.example"},
+        "subject": subject,
+        "text": text,
+    }
+
+
+@pytest.mark.parametrize(
+    ("subject", "text"),
+    [
+        ("Sobre tu cuota", "No hemos podido cobrar la cuota de diciembre. Actualiza tu tarjeta."),
+        ("Aviso", "El pago de tu pedido ha sido rechazado por tu banco."),
+        ("Einzug", "Der Einzug Ihrer Rechnung war nicht möglich."),
+        ("Lastschrift", "Ihre Lastschrift über 20 EUR wurde zurückgebucht."),
+        ("Échec du prélèvement", "Merci de régulariser votre situation."),
+        ("Votre facture", "Le prélèvement de 30 € a été rejeté par votre banque."),
+        ("Mensalidade", "Não conseguimos cobrar a sua mensalidade deste mês."),
+        ("Aviso", "O débito direto de 20 € foi devolvido."),
+        ("Carta", "Il pagamento di 40 EUR presso il negozio è stato rifiutato."),
+        ("Betaling mislukt", "Controleer je rekening."),
+        ("Premie", "We konden de premie van december niet afschrijven."),
+        ("Auto-debit failed", "Your bill could not be processed due to insufficient balance."),
+    ],
+)
+def test_a_failed_charge_is_a_billing_problem(subject: str, text: str) -> None:
+    assert classify(make_event(**_mail(subject, text))).has("billing_problem")
+
+
+@pytest.mark.parametrize(
+    ("subject", "text"),
+    [
+        ("Solicitud de restablecimiento de contraseña", "Si no has sido tú, revisa tu cuenta."),
+        ("Nuevo acceso desde un dispositivo desconocido", "Se accedió a tu cuenta hoy."),
+        ("Demande de réinitialisation du mot de passe", "Si ce n'est pas vous, contactez-nous."),
+        ("Neues Gerät registriert", "Falls Sie das nicht waren, sperren Sie Ihren Zugang."),
+        ("Tentativa de início de sessão bloqueada", "Se não foi você, altere a palavra-passe."),
+        ("Beveiligingsmelding", "Er is ingelogd op je account vanaf een nieuw apparaat."),
+        ("Accesso da un dispositivo sconosciuto", "Se non sei stato tu, cambia la password."),
+    ],
+)
+def test_a_sign_in_or_reset_is_a_security_alert(subject: str, text: str) -> None:
+    assert classify(make_event(**_mail(subject, text))).has("security")
+
+
+@pytest.mark.parametrize(
+    ("subject", "text"),
+    [
+        ("Tu pedido ha sido enviado", "Llegará mañana."),
+        ("Ihre Rechnung", "Der Betrag wird am 5. per Lastschrift eingezogen."),
+        ("Votre facture", "Le prélèvement de 30 € sera effectué le 5."),
+        ("Je factuur", "We schrijven het bedrag over vijf dagen af."),
+    ],
+)
+def test_an_ordinary_bill_is_no_billing_problem(subject: str, text: str) -> None:
+    assert not classify(make_event(**_mail(subject, text))).has("billing_problem")
