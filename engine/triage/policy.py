@@ -183,6 +183,9 @@ def _email(event: Event, kinds: Classification, say: Say) -> PolicyDecision:
         return say(True, f"a security alert on your account ({alert})")
     if kinds.has("billing_problem"):
         return say(True, f"a billing problem ({kinds.evidence('billing_problem')[0]})")
+    if kinds.has("travel_change") and not kinds.has("promotion"):
+        # a delay, a cancellation or a gate change on a trip: time-sensitive by nature
+        return say(True, f"a change to a trip ({kinds.evidence('travel_change')[0]})")
     who = (event.sender.name or event.sender.address) if event.sender else "someone"
     direct = kinds.has("person") and not (
         kinds.has("automated") or kinds.has("mailing_list") or kinds.has("bulk")

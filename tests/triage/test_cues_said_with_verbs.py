@@ -66,3 +66,33 @@ def test_a_sign_in_or_reset_is_a_security_alert(subject: str, text: str) -> None
 )
 def test_an_ordinary_bill_is_no_billing_problem(subject: str, text: str) -> None:
     assert not classify(make_event(**_mail(subject, text))).has("billing_problem")
+
+
+@pytest.mark.parametrize(
+    ("subject", "text"),
+    [
+        ("Zugausfall: ICE 1000 heute", "Ihre Verbindung nach Köln fällt aus."),
+        ("Il tuo treno è soppresso", "A causa dello sciopero il treno FR 1000 è soppresso."),
+        ("Vertraging op uw reis", "Uw trein naar Utrecht heeft 20 minuten vertraging."),
+        ("Your flight to Lisbon is delayed", "Your flight now departs at 18:05."),
+    ],
+)
+def test_a_change_to_a_trip_is_told(subject: str, text: str) -> None:
+    from datetime import UTC, datetime
+
+    from engine.triage.policy import heuristic
+
+    event = make_event(**_mail(subject, text), headers={"Auto-Submitted": "auto-generated"})
+    assert classify(event).has("travel_change")
+    assert heuristic(event, datetime(2026, 12, 7, 9, tzinfo=UTC)).notify
+
+
+@pytest.mark.parametrize(
+    ("subject", "text"),
+    [
+        ("Compra recusada", "Sua compra de R$ 45,00 foi recusada por limite insuficiente."),
+        ("Overdraft warning", "Your current account is €84.10 overdrawn."),
+    ],
+)
+def test_a_refused_purchase_or_an_overdraft_is_a_billing_problem(subject: str, text: str) -> None:
+    assert classify(make_event(**_mail(subject, text))).has("billing_problem")

@@ -117,7 +117,14 @@ BILLING_PROBLEM = Cues(
         r"fehlgeschlagener? (?:einzug|lastschrift|abbuchung)",
         r"echec (?:de |du )?(?:votre |la |l')?(?:prelevement|paiement)",
         r"(?:prelevement|paiement)\b[^.]{0,60}\b(?:a ete )?(?:rejete|refuse|echoue)",
-        r"nao (?:foi possivel|conseguimos|conseguimos) (?:\w+ )?cobrar",
+        r"nao (?:foi possivel|conseguimos) (?:\w+ )?cobrar",
+        r"compra (?:\w+ )?(?:foi )?(?:recusada|negada)",
+        r"overdra(?:wn|ft)",
+        r"(?:en |saldo en )?descubierto",
+        r"saldo negativo",
+        r"(?:konto)?uberziehung",
+        r"compte (?:est )?a decouvert",
+        r"rood staan",
         r"(?:debito direto|pagamento|cobranca)\b[^.]{0,60}\b(?:devolvido|falhou|recusad[oa])",
     )
 )
@@ -502,6 +509,16 @@ TRAVEL_CHANGE = Cues(
         r"ritard",
         r"cancellat",
         r"cambio (?:di )?gate",
+        r"soppress",
+        r"zugausfall",
+        r"f(?:a|ae)llt (?:\w+ )?aus",
+        r"ausfall",
+        r"vertraging",
+        r"geannuleerd",
+        r"uitval",
+        r"storing",
+        r"suprimid",
+        r"atraso",
     )
 )
 
