@@ -10,13 +10,14 @@ speaks only when no other line does."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
 from engine.events import Event
-from engine.triage.classifier import GENERIC, KIND_NAMES, Classification, classify, is_spam
+from engine.triage.classifier import GENERIC, KIND_NAMES, Classification, classify, fold, is_spam
 from engine.triage.rules.compile import CompiledRule
 from engine.triage.rules.parse import ALWAYS, CUSTOM, NEVER
 
@@ -183,9 +184,9 @@ def _email(event: Event, kinds: Classification, say: Say) -> PolicyDecision:
         return say(True, f"a security alert on your account ({alert})")
     if kinds.has("billing_problem"):
         return say(True, f"a billing problem ({kinds.evidence('billing_problem')[0]})")
-    if kinds.has("travel_change") and not kinds.has("promotion"):
-        # a delay, a cancellation or a gate change on a trip: time-sensitive by nature
-        return say(True, f"a change to a trip ({kinds.evidence('travel_change')[0]})")
+    if kinds.has("travel_change") and not kinds.has("promotion") and _your_trip(event):
+        # a delay, a cancellation or a gate change on the user's own trip: time-sensitive
+        return say(True, f"a change to your trip ({kinds.evidence('travel_change')[0]})")
     who = (event.sender.name or event.sender.address) if event.sender else "someone"
     direct = kinds.has("person") and not (
         kinds.has("automated") or kinds.has("mailing_list") or kinds.has("bulk")
@@ -202,6 +203,20 @@ def _email(event: Event, kinds: Classification, say: Say) -> PolicyDecision:
         return say(False, f"{who} wrote through a service or a list, not to you directly")
     sent = kinds.evidence("automated")[:1] or kinds.evidence("organisation")[:1]
     return say(False, f"an automated notice ({sent[0] if sent else 'not a person'})")
+
+
+_YOUR_TRIP = re.compile(
+    r"\b(?:your|uw|je|jouw|ihre?n?|votre|vos|tu|tus|su|sus|seu|sua|tuo|tua)\s+(?:\w+\s+)?"
+    r"(?:flights?|trains?|trips?|bookings?|journey|connection|gate|vlucht|trein|reis|flug|zug|fahrt|"
+    r"ruckfahrt|verbindung|reise|vol|voyage|billet|vuelo|tren|viaje|reserva|voo|trem|viagem|"
+    r"volo|treno|viaggio|prenotazione)\b"
+)
+"""A trip that is the user's own ("your flight", "Ihre Rückfahrt", "il tuo treno"), not a
+disruption on a line they may not travel on."""
+
+
+def _your_trip(event: Event) -> bool:
+    return bool(_YOUR_TRIP.search(fold(f"{event.subject or ''}\n{event.text}")))
 
 
 def _whatsapp(event: Event, kinds: Classification, say: Say) -> PolicyDecision:

@@ -74,6 +74,7 @@ def test_an_ordinary_bill_is_no_billing_problem(subject: str, text: str) -> None
         ("Zugausfall: ICE 1000 heute", "Ihre Verbindung nach Köln fällt aus."),
         ("Il tuo treno è soppresso", "A causa dello sciopero il treno FR 1000 è soppresso."),
         ("Vertraging op uw reis", "Uw trein naar Utrecht heeft 20 minuten vertraging."),
+        ("Zugausfall: ICE 1000", "Ihre Rückfahrt nach Köln fällt aus."),
         ("Your flight to Lisbon is delayed", "Your flight now departs at 18:05."),
     ],
 )
@@ -96,3 +97,17 @@ def test_a_change_to_a_trip_is_told(subject: str, text: str) -> None:
 )
 def test_a_refused_purchase_or_an_overdraft_is_a_billing_problem(subject: str, text: str) -> None:
     assert classify(make_event(**_mail(subject, text))).has("billing_problem")
+
+
+def test_a_disruption_on_a_line_is_not_the_users_trip() -> None:
+    from datetime import UTC, datetime
+
+    from engine.triage.policy import heuristic
+
+    event = make_event(
+        **_mail(
+            "Storing Utrecht–Amersfoort", "Tussen Utrecht en Amersfoort rijden minder treinen."
+        ),
+        headers={"Auto-Submitted": "auto-generated"},
+    )
+    assert not heuristic(event, datetime(2026, 12, 7, 9, tzinfo=UTC)).notify

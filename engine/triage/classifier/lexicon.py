@@ -465,7 +465,10 @@ TRAVEL = Cues(
         r"flug",
         r"abflug",
         r"zug\b",
+        r"zugausfall",
+        r"\bice \d",
         r"bahn",
+        r"(?:fern|bahn)?verbindung",
         # fr
         r"vol\b",
         r"embarquement",
@@ -479,6 +482,12 @@ TRAVEL = Cues(
         r"imbarco",
         r"treno",
         r"biglietto",
+        # nl
+        r"trein",
+        r"vlucht",
+        r"instappen",
+        r"reis\b",
+        r"ns\b",
     )
 )
 
