@@ -34,6 +34,7 @@ from engine.triage.rules.decision import (
     RESTRICTIVE,
     START_NEVER,
     line_section,
+    read_decision,
 )
 from engine.triage.rules.edit import SECTION_TITLES
 from engine.triage.rules.explain import LineExplanation, explain_rule
@@ -91,7 +92,9 @@ def _courtesy() -> re.Pattern[str]:
 
 @cache
 def _pronoun() -> re.Pattern[str]:
-    return re.compile(phrase_pattern("words.pronouns"), re.IGNORECASE)
+    """A pronoun, elided onto the word before it or not ("qu'elle écrit")."""
+    said = "|".join(phrase_regex(p) for p in phrases("words.pronouns"))
+    return re.compile(rf"(?<![\w-])(?:{said})(?![\w'-])", re.IGNORECASE)
 
 
 def _tidy(text: str) -> str:
@@ -128,7 +131,10 @@ def _resolved(sentence: str, antecedent: str) -> str:
     after = sentence[where[m.end() - 1] + 1 :]
     if re.search(GROUP_WORD, antecedent, re.I):  # "desse grupo" → "grupo 'Obra'", once
         after = re.sub(rf"^\s*{GROUP_WORD}\b", "", after, flags=re.I)
-    return sentence[: where[m.start()]] + antecedent + after
+    before = sentence[: where[m.start()]]
+    if before.endswith(("'", "’")):  # "qu'elle écrit" → "que Fatou Diallo écrit"
+        before = before[:-1] + "e "
+    return before + antecedent + after
 
 
 def _why(line: LineExplanation) -> str:
@@ -357,10 +363,20 @@ def _with_antecedent(rule: CompiledRule, antecedent: str | None, code: str = "en
         text = f"{text[: article.start(1)]}{antecedent}{text[article.end(1) :]}"
     elif unnamed is not None:
         text = f"{text[:unnamed]}{antecedent} {text[unnamed:]}"
+    elif _decision_alone(rule):
+        text = f"{antecedent}: {text}"  # "… Kita Sonnenschein … . Bitte immer anzeigen."
     else:
         return rule
     again = compile_rules_text(f"{text}\n")  # it states its decision
     return again[0] if len(again) == 1 and again[0].understood else rule
+
+
+def _decision_alone(rule: CompiledRule) -> bool:
+    """A sentence that says only its decision ("Mettile sempre in evidenza", "bitte immer
+    anzeigen"): about what the sentence before named."""
+    rest, decision = read_decision(rule.rule.text)
+    said = re.findall(r"[\w'-]+", fold_with_map(rest)[0])
+    return decision is not None and all(w in function_words() for w in said)
 
 
 def _writes_unnamed(rule: CompiledRule, code: str) -> int | None:

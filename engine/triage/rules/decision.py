@@ -195,8 +195,12 @@ END_NEVER = re.compile(
 )
 _OPENING = rf"(?:(?:{phrase_pattern('clauses.lead_ins')})[\s,.:!]*)*"
 """Words a sentence may open with before its decision ("please", "bitte", "por favor")."""
-START_NOTIFY = re.compile(rf"^\s*{_OPENING}(?:{phrase_pattern('predicates.notify_start')})\s+")
-START_NEVER = re.compile(rf"^\s*{_OPENING}(?:{phrase_pattern('predicates.never_start')})\s+")
+START_NOTIFY = re.compile(
+    rf"^\s*{_OPENING}(?:{phrase_pattern('predicates.notify_start')})(?:\s+|[\s.!?]*$)"
+)
+START_NEVER = re.compile(
+    rf"^\s*{_OPENING}(?:{phrase_pattern('predicates.never_start')})(?:\s+|[\s.!?]*$)"
+)
 
 
 LEADING_ANSWER = re.compile(
@@ -439,10 +443,15 @@ def _opening(line: _Line) -> str | None:
             (START_NEVER, "never notify me about"),
             (START_NOTIFY, "notify me about"),
         )
-        if (m := pattern.match(line.low)) and m.end() < len(line.low)
+        if (m := pattern.match(line.low))
     ]
     if not found:
         return None
+    alone = [(m, lead) for m, lead in found if not line.low[m.end() :].strip(" .!?")]
+    if alone and len(alone) == len(found):
+        # "Mettile sempre in evidenza", "bitte immer anzeigen": the decision alone, about what
+        # the sentence before named; read as about nothing yet (a file flags it)
+        return f"{alone[0][1]} "
     m, lead = max(found, key=lambda f: f[0].end())
     return f"{lead} {line.after(m)}"
 
