@@ -268,3 +268,22 @@ def test_a_senders_app_is_that_sender_not_any_automated_one() -> None:
     assert rule.scope.names == ("ING",) and rule.scope.automated is True
     assert "automated" not in rule.scope.sender_kinds
     assert "security" in rule.scope.kinds
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Les accusés de réception automatiques",
+        "Read receipts",
+        "Leesbevestigingen",
+        "Conferme di lettura",
+    ],
+)
+def test_read_receipts_are_automatic_replies(line: str) -> None:
+    (rule,) = compile_rules_text(f"## Never notify\n- {line}\n")
+    assert rule.understood and "auto_reply" in rule.scope.kinds
+
+
+def test_as_soon_as_it_lands_changes_nothing() -> None:
+    (rule,) = compile_rules_text("- Flag any invoice over £1,000 to me as soon as it lands\n")
+    assert rule.understood and rule.scope.min_amount == 1000

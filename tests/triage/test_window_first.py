@@ -227,11 +227,12 @@ def test_a_widening_that_names_another_sender_is_read_with_the_line() -> None:
 
 def test_a_german_common_noun_is_no_name() -> None:
     """ "Diese automatischen Lesebestätigungen brauche ich nie" read as a Never line about a
-    sender called "Diese Lesebestätigungen"; the noun is now left unread and the line flagged."""
+    sender called "Diese Lesebestätigungen"; the noun is a kind of its own now (read receipts
+    are automatic replies), and "Diese" names no one."""
     rule = _one("Diese automatischen Lesebestätigungen brauche ich nie, auch nicht von Kunden.")
     assert rule.rule.section == NEVER
-    assert not rule.understood
-    assert rule.unread == ("Lesebestätigungen",)
+    assert rule.scope.names == ()
+    assert "auto_reply" in rule.scope.kinds
 
 
 @pytest.mark.parametrize(
