@@ -287,3 +287,17 @@ def test_read_receipts_are_automatic_replies(line: str) -> None:
 def test_as_soon_as_it_lands_changes_nothing() -> None:
     (rule,) = compile_rules_text("- Flag any invoice over £1,000 to me as soon as it lands\n")
     assert rule.understood and rule.scope.min_amount == 1000
+
+
+@pytest.mark.parametrize(
+    ("line", "names"),
+    [
+        ("Herr Albers von der Hausverwaltung", ("Herr Albers",)),
+        ("Mails von Herrn Krüger aus der Buchhaltung", ("Herrn Krüger",)),
+        ("Ursula von der Leyen", ("Ursula von der Leyen",)),
+        ("Mails von Anna und von der Hausverwaltung", ("Anna", "Hausverwaltung")),
+    ],
+)
+def test_where_a_person_works_is_who_they_are(line: str, names: tuple[str, ...]) -> None:
+    (rule,) = compile_rules_text(f"## Always notify\n- {line}\n")
+    assert rule.scope.names == names

@@ -1745,6 +1745,8 @@ def parse_fragment(
         # "la escuela de Pablo", "Mia's school": whose it is, not who writes
         found = replace(found, names=tuple(n for n in found.names if n not in owners))
     if found.names:
+        found = _without_affiliations(found, whole)
+    if found.names:
         people = [_owned(without_role(n), whole) for n in found.names]
         if len(people) > 1:
             people = [n for n in people if not _only_roles(n)] or people
@@ -1920,6 +1922,32 @@ def _owners(names: tuple[str, ...], whole: str) -> set[str]:
         if re.search(before, low) or re.search(after, low):
             out.add(n)
     return out
+
+
+_AFFILIATION = re.compile(r"\s+(?:von der|vom|aus der|aus dem|von)\s+(?P<where>\S.*)$")
+
+
+def _without_affiliations(found: Match, whole: str) -> Match:
+    """ "Herr Albers von der Hausverwaltung", "Herrn Krüger aus der Buchhaltung": the person,
+    and where they work said as who they are (a common noun, not a name: "Ursula von der
+    Leyen" keeps hers). The place is no sender of its own."""
+    names: list[str] = []
+    described = list(found.described)
+    for n in found.names:
+        m = _AFFILIATION.search(n)
+        if m and _common_nouns(m.group("where"), german=True):
+            names.append(n[: m.start()])
+            described.append(m.group("where"))
+        else:
+            names.append(n)
+    for n in list(names):
+        said = r"\s+".join(re.escape(w) for w in n.split())
+        if _common_nouns(n, german=True) and re.search(
+            rf"[A-ZÀ-Þ][\w.'’-]*\s+(?:von der|vom|aus der|aus dem)\s+{said}(?![\w-])", whole
+        ):
+            names.remove(n)  # "Herrn Krüger aus der Buchhaltung": where he works
+            described.append(n)
+    return replace(found, names=tuple(names), described=tuple(dict.fromkeys(described)))
 
 
 def _owned(name: str, whole: str) -> str:
