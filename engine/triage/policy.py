@@ -65,10 +65,16 @@ def applicable(
     specific = any(_specific_hit(r, event, now, kinds) for r in applying)
     if specific or kinds.names & PROTECTED:
         applying = [r for r in applying if not _generic_hit(r, event, now, kinds)]
-    if not applying and not exceptions and len(understood) == len(rules):
+    if not applying and not exceptions:
         # "everything else" is read against the other lines: with one of them unread, what
-        # is "else" is a guess, and the catch-all is not applied
-        applying = [r for r in understood if r.catch_all and r.applies(event, now, kinds)]
+        # is "else" is a guess, and the catch-all is not applied, unless every unread line
+        # would decide as it does (a Never catch-all beside unread Never lines)
+        unread = {r.rule.section for r in rules if not r.understood}
+        applying = [
+            r
+            for r in understood
+            if r.catch_all and unread <= {r.rule.section} and r.applies(event, now, kinds)
+        ]
     return applying, exceptions
 
 

@@ -4,12 +4,13 @@ language it is written in, never with its decision turned round."""
 
 from __future__ import annotations
 
-from datetime import time
+from datetime import UTC, datetime, time
 
 import pytest
 
 from engine.triage.rules.compile import compile_rules_text
 from engine.triage.rules.sections import ALWAYS, NEVER
+from tests.factories import make_event
 
 
 def _one(line: str) -> object:
@@ -301,3 +302,26 @@ def test_as_soon_as_it_lands_changes_nothing() -> None:
 def test_where_a_person_works_is_who_they_are(line: str, names: tuple[str, ...]) -> None:
     (rule,) = compile_rules_text(f"## Always notify\n- {line}\n")
     assert rule.scope.names == names
+
+
+def test_a_never_catch_all_beside_unread_never_lines_still_applies() -> None:
+    from engine.triage.policy import decide_by_rules
+
+    rules = compile_rules_text(
+        "## Always notify\n- Anna Weber\n## Never notify\n- Zap the flibber\n- Everything else\n"
+    )
+    friend = make_event(
+        source="whatsapp",
+        event_type="whatsapp.message",
+        sender={"name": "Erin", "address": "+34600000001"},
+        subject=None,
+        text="Dinner tonight?",
+        chat={"id": "34600000001@s.whatsapp.net", "name": "Erin", "is_group": False},
+    )
+    decided = decide_by_rules(friend, datetime(2026, 12, 7, 9, tzinfo=UTC), rules)
+    assert decided is not None and decided.notify is False
+    # an unread line of another section could be what "else" leaves out: not applied
+    rules = compile_rules_text(
+        "## Always notify\n- Zap the flibber\n## Never notify\n- Everything else\n"
+    )
+    assert decide_by_rules(friend, datetime(2026, 12, 7, 9, tzinfo=UTC), rules) is None
