@@ -42,3 +42,18 @@ def test_a_decision_said_alone_is_about_what_was_named_before(
 def test_a_decision_alone_with_nothing_named_before_changes_nothing() -> None:
     request = read_request("Bitte immer anzeigen.")
     assert request.read == ()
+
+
+@pytest.mark.parametrize(
+    ("said", "reading"),
+    [
+        (
+            "Was der Kegelclub schreibt, ist mir ab jetzt egal.",
+            "Nie benachrichtigen: von Kegelclub",
+        ),
+        ("Já não quero saber do Duolingo para nada.", "Nunca avisar: de Duolingo"),
+    ],
+)
+def test_from_now_on_said_inside_changes_nothing(said: str, reading: str) -> None:
+    request = read_request(said)
+    assert [r for _, _, r in request.read] == [reading]
