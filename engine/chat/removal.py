@@ -103,7 +103,7 @@ def contradicted(message: str, rules_text: str) -> Removal | None:
     covered = tuple(
         r
         for r in lines
-        if kinds <= _kinds(r.text)  # "never Acme's promotions" narrows "Acme": no undo
+        if kinds <= _kinds(r.text)  # "never X's promotions" narrows "X": no undo
         and (
             (_content(r.text) and _content(r.text) <= said) or (names and names <= _content(r.text))
         )

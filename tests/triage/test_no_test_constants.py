@@ -50,11 +50,12 @@ PROVIDERS_AND_OFFICES = {
 ORDINARY_WORDS = {
     "email", "list", "news", "work", "school", "travel", "weekly", "digest", "spam", "other",
     "watch", "imap", "delta", "medium", "messe", "servizi", "cartorio", "orange", "post",
-    "booking", "uber", "bahn", "home", "state", "acesso", "tikkie",
+    "booking", "uber", "bahn", "home", "state", "acesso", "tikkie", "subito", "miro",
 }  # fmt: skip
 """Words of the engine's vocabularies (or of its code) that are also a test domain's name:
 "state" (travel.state.gov), "acesso" (Portuguese for a sign-in, acesso.gov.br), "tikkie"
-(Dutch for a payment request, the scam table's word, tikkie.me)."""
+(Dutch for a payment request, the scam table's word, tikkie.me), "subito" (Italian for "at
+once", subito.it), "miro" (Spanish for "I look", miro.com)."""
 
 
 RESERVED = {"127.0.0.1", "g.us", "s.whatsapp.net", "example.com", "example.org", "example.net"}
