@@ -297,6 +297,8 @@ def test_as_soon_as_it_lands_changes_nothing() -> None:
         ("Mails von Herrn Krüger aus der Buchhaltung", ("Herrn Krüger",)),
         ("Ursula von der Leyen", ("Ursula von der Leyen",)),
         ("Mails von Anna und von der Hausverwaltung", ("Anna", "Hausverwaltung")),
+        # a capitalised word for mail is nobody: the place after it is who sends
+        ("E-Mails von der Reinigung", ("Reinigung",)),
     ],
 )
 def test_where_a_person_works_is_who_they_are(line: str, names: tuple[str, ...]) -> None:

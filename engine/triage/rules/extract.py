@@ -1942,8 +1942,14 @@ def _without_affiliations(found: Match, whole: str) -> Match:
             names.append(n)
     for n in list(names):
         said = r"\s+".join(re.escape(w) for w in n.split())
-        if _common_nouns(n, german=True) and re.search(
-            rf"[A-ZÀ-Þ][\w.'’-]*\s+(?:von der|vom|aus der|aus dem)\s+{said}(?![\w-])", whole
+        people = [r"\s+".join(re.escape(w) for w in o.split()) for o in names if o != n]
+        if (
+            people
+            and _common_nouns(n, german=True)
+            and re.search(
+                rf"(?:{'|'.join(people)})\s+(?:von der|vom|aus der|aus dem)\s+{said}(?![\w-])",
+                whole,
+            )
         ):
             names.remove(n)  # "Herrn Krüger aus der Buchhaltung": where he works
             described.append(n)
