@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from datetime import time
 from dataclasses import dataclass
 from functools import cache
 
@@ -25,7 +26,7 @@ from engine.triage.rules.decision import line_section, read_decision
 from engine.triage.rules.extract import kind_words
 from engine.triage.rules.parse import ALWAYS, NEVER, Rule, parse_rules
 from engine.triage.rules.vocab import STOP
-from engine.triage.rules.windows import NIGHT, WEEKDAYS, WEEKEND
+from engine.triage.rules.windows import NIGHT, WEEKDAYS, WEEKEND, find_window
 
 SHORTEST = 3
 """Words shorter than this ("de", "la", "2") say too little to name a line."""
@@ -131,10 +132,10 @@ def read_removal(message: str, rules_text: str) -> Removal | None:
     for none (no removal phrase, or no line shares its words)."""
     if not _asks().search(fold(" ".join(message.split()))):
         return contradicted(message, rules_text)
-    said = _content(message)
+    said = _content(message) | _when_said(message)
     rules = [r for r in parse_rules(rules_text).rules if r.text.strip()]
-    held = [(r, _content(r.text) & said) for r in rules]
-    spread = Counter(w for r in rules for w in _content(r.text))
+    held = [(r, _line_words(r.text) & said) for r in rules]
+    spread = Counter(w for r in rules for w in _line_words(r.text))
     scored = [(sum(1 / spread[w] for w in shared), r) for r, shared in held if shared]
     if not scored:
         return None
@@ -144,6 +145,31 @@ def read_removal(message: str, rules_text: str) -> Removal | None:
     if len(top) > 1 or best < 1:
         return Removal(None, top, code)
     return Removal(top[0], (), code)
+
+
+_AT_NIGHT, _AT_WEEKENDS = "@night", "@weekend"
+"""The words a request and a line share when one says "at night" and the other its hours."""
+
+
+def _when_said(text: str) -> set[str]:
+    """When ``text`` says a line applies, as a word it shares with the line that says it in
+    hours or days ("la regla de la noche" for "De 23:00 a 8:00 …")."""
+    _, window = find_window(text)
+    night = bool(NIGHT.search(text)) or (
+        window is not None and window.start != window.end and window.start >= _LATE
+    )
+    weekend = bool(WEEKEND.search(text)) or (
+        window is not None and window.days == frozenset({5, 6})
+    )
+    return {w for w, said in ((_AT_NIGHT, night), (_AT_WEEKENDS, weekend)) if said}
+
+
+_LATE = time(20, 0)
+"""A window that starts this late is a night's."""
+
+
+def _line_words(text: str) -> set[str]:
+    return _content(text) | _when_said(text)
 
 
 def request_language(message: str) -> str:

@@ -46,7 +46,8 @@ from engine.triage.rules.extract import (
     parse_fragment,
     without_role,
 )
-from engine.triage.rules.names import BEFORE_A_NAME, is_german, name_list
+from engine.triage.rules.kindwords import BEFORE_A_NAME
+from engine.triage.rules.names import is_german, name_list
 from engine.triage.rules.parse import CUSTOM, parse_rules
 from engine.triage.rules.vocab import ROLE_WORDS
 
@@ -81,7 +82,7 @@ def _asking() -> re.Pattern[str]:
     """A question that asks for something to be done ("could you …", "kannst du …"),
     after any opening words, from the language data."""
     lead = rf"(?:{phrase_pattern('clauses.lead_ins')}[\s,.:!]*)*"
-    return re.compile(rf"^[\s,.:!]*{lead}{phrase_pattern('clauses.asking')}")
+    return re.compile(rf"^[\s,.:!¿¡]*{lead}{phrase_pattern('clauses.asking')}")
 
 
 @cache
@@ -182,6 +183,7 @@ def _antecedent(before: str, code: str = "en") -> str | None:
     german = code == "de" or is_german(last)  # its nouns are capitalised, not names
     found = parse_fragment(last, german=german)
     who = {without_role(n) for n in (*found.names, *found.chats)}
+    who = {n for n in who if n[:1].isupper()} or who  # "Thierry, continue de …": a verb
     first = last.split()[0] if last.split() else ""
     listed = re.match(rf"{re.escape(first)}\s*(?:,|\s(?:{JOIN_WORDS}))\s+[A-ZÀ-Þ]", last)
     if len(who) > 1 and first in who and not listed:
@@ -351,7 +353,13 @@ def _with_antecedent(rule: CompiledRule, antecedent: str | None, code: str = "en
         return rule
     text = rule.rule.text
     unnamed = _writes_unnamed(rule, code)
-    if rule.understood and not _vague(rule) and not _pronoun_named(rule) and unnamed is None:
+    if (
+        rule.understood
+        and not _vague(rule)
+        and not _pronoun_named(rule)
+        and not _possessive(rule, code)
+        and unnamed is None
+    ):
         return rule
     owned = _owned_by(text, antecedent, code)
     article = _article_pronoun(text, code)
@@ -369,6 +377,24 @@ def _with_antecedent(rule: CompiledRule, antecedent: str | None, code: str = "en
         return rule
     again = compile_rules_text(f"{text}\n")  # it states its decision
     return again[0] if len(again) == 1 and again[0].understood else rule
+
+
+def _possessive(rule: CompiledRule, code: str) -> bool:
+    """A sentence that names no one but says whose messages or who writes ("I don't want
+    notifications for his emails", "sempre que ele mandar e-mail"): read without that
+    person, it would be about everyone's."""
+    if _named_someone(rule):
+        return False
+    data = language_data(code).phrases
+    said = [
+        *data["words.possessives_before"],
+        *data["words.possessives_after"],
+        *data["words.person_pronouns"],
+    ]
+    low = fold_with_map(rule.rule.text)[0]
+    return bool(said) and bool(
+        re.search(rf"(?<![\w'-])(?:{'|'.join(map(re.escape, said))})(?![\w'-])", low)
+    )
 
 
 def _decision_alone(rule: CompiledRule) -> bool:
@@ -684,7 +710,12 @@ def read_request(message: str, rules: str = "") -> ReadRequest:
                 unread.append((said, _why(line)))  # some of it is a rule
             elif _pronoun().search(fold_with_map(said)[0]):
                 unread.append((said, _vague_words(code)))  # "mute it": what it stands for
-        elif _vague(rule) or _pronoun_named(rule) or not _credibly_named(rule):
+        elif (
+            _vague(rule)
+            or _pronoun_named(rule)
+            or _possessive(rule, code)
+            or not _credibly_named(rule)
+        ):
             unread.append((said, _vague_words(code)))
         else:
             read.append((section, said, line.reading))

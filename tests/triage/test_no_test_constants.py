@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 
 from engine.triage.classifier import signals, spam
+from engine.triage.language import phrases
 
 ROOT = Path(__file__).resolve().parents[2]
 EMAIL = re.compile(r"[\w.+-]+@([a-z0-9-]+(?:\.[a-z0-9-]+)+)", re.I)
@@ -111,9 +112,15 @@ def impersonated_brands() -> set[str]:
     return {name for _, own in spam.IMPERSONATED_BRANDS.values() for name in own}
 
 
+def payment_apps() -> set[str]:
+    """The payment apps whose name says a payment received (``kinds.money_in_apps`` of the
+    language data, a documented list of public services: Bizum, Pix, MB Way, …)."""
+    return {p.replace(" ", "") for p in phrases("kinds.money_in_apps")}
+
+
 def allowed() -> set[str]:
     general = set(signals.registered_platforms()) | impersonated_brands() | signals.FREE_MAIL
-    return general | PROVIDERS_AND_OFFICES | ORDINARY_WORDS
+    return general | PROVIDERS_AND_OFFICES | ORDINARY_WORDS | payment_apps()
 
 
 WHOLE = re.compile(r"(?<![\w.-])((?:[a-z0-9-]+\.)+[a-z]{2,})(?![\w-])")

@@ -63,6 +63,8 @@ Kind = Literal[
     "auto_reply",
     "login_code",
     "calendar_reply",
+    "share",
+    "money_in",
 ]
 
 KIND_NAMES: Final[dict[str, str]] = {
@@ -108,6 +110,8 @@ KIND_NAMES: Final[dict[str, str]] = {
     "auto_reply": "automatic replies (out of office)",
     "login_code": "sign-in and verification codes",
     "calendar_reply": "replies to meeting invitations (accepted, declined)",
+    "share": "files, folders and albums shared with you",
+    "money_in": "money you receive (transfers, Bizum, Pix…)",
 }
 
 GENERIC: Final[frozenset[str]] = frozenset({"automated", "bulk", "account", "bot"})
@@ -337,6 +341,7 @@ def _email(e: Event, found: _Found) -> None:
     if travel:
         found.add("travel", travel)
         found.add("travel_change", _said(lx.TRAVEL_CHANGE.anywhere, subject, "subject"))
+        found.add("travel_change", _said(lx.TRAVEL_CHANGE_TEXT, body[:400], "text"))
     _settle(e, s, subject, body, labels, found)
 
 
@@ -461,6 +466,10 @@ def _settle(
     if found.has("mailing_list") and (found.has("dev") or found.has("tracker")):
         found.drop("mailing_list")
     _platform(s, found)
+    if found.has("promotion") and all(
+        w.endswith(" is a parcel carrier") for w in found.kinds.get("shipping", ())
+    ):
+        found.drop("shipping")  # a carrier's marketing names no parcel: no shipping notice
     _bulk_default(s, found)
 
 

@@ -148,6 +148,11 @@ RECEIPT = Cues(
         r"renewal (?:confirm|receipt)",
         r"you (?:sent|paid) ",
         r"successfully (?:paid|charged|renewed)",
+        r"your (?:\S+ )?bill\b",
+        r"bill (?:is )?(?:ready|available|due)",
+        r"new bill\b",
+        r"bollett[ae]",
+        r"conta de (?:luz|agua|gas|telefone|internet)",
         # es
         r"recibo",
         r"factura",
@@ -461,6 +466,8 @@ TRAVEL = Cues(
         r"embarque",
         r"billete",
         r"localizador",
+        r"tren(?:es)?\b",
+        r"salida prevista",
         # de
         r"flug",
         r"abflug",
@@ -477,6 +484,7 @@ TRAVEL = Cues(
         r"voos?",
         r"passagem",
         r"trem",
+        r"comboios?",
         # it
         r"volo",
         r"imbarco",
@@ -528,8 +536,33 @@ TRAVEL_CHANGE = Cues(
         r"storing",
         r"suprimid",
         r"atraso",
+        r"(?:itinerary|schedule) change",
+        r"cambio en (?:tu|su) (?:itinerario|vuelo|viaje|reserva)",
+        r"incidencia en (?:tu|su) (?:viaje|vuelo|tren)",
+        r"changement d'(?:horaire|itineraire)",
+        r"fahrplananderung",
+        r"alteracao (?:no|do|de) (?:seu |teu )?(?:voo|itinerario|horario)",
+        r"variazione (?:dell'orario|del volo|di orario)",
     )
 )
+TRAVEL_CHANGE_TEXT = _rx(
+    r"(?:is|has been|was) (?:now )?(?:delayed|cancell?ed)",
+    r"now (?:departs|leaves) at",
+    r"new departure time",
+    r"sufre un retraso",
+    r"(?:ha sido|fue) (?:cancelad|suprimid)",
+    r"ahora sale a las",
+    r"verspatet sich",
+    r"f(?:a|ae)llt (?:heute )?aus",
+    r"(?:est|a ete) (?:retarde|annule|supprime)",
+    r"part desormais a",
+    r"(?:esta|foi) (?:atrasad|cancelad)",
+    r"agora (?:sai|parte) as",
+    r"e (?:in ritardo|stato cancellat|stato soppress)",
+    r"ora parte alle",
+    r"is (?:vertraagd|geannuleerd)",
+)
+"""A journey's change as a message's text says it: read in the text when the subject says none."""
 
 DEV = Cues(
     subject=_rx(

@@ -15,6 +15,7 @@ templates of the answers the chat composes in code (``engine.chat.replies``).
 
 from __future__ import annotations
 
+import itertools
 import re
 import tomllib
 from dataclasses import dataclass
@@ -93,10 +94,12 @@ PHRASE_KEYS = {
         "messages",
         "pronouns",
         "writes_me",
+        "person_pronouns",
         "no_determiners",
         "nothing",
         "something",
         "neither",
+        "whatever",
         "confirmations",
         "possessives_before",
         "possessives_after",
@@ -118,6 +121,15 @@ PHRASE_KEYS = {
         "login_code_words",
         "calendar_reply_cues",
         "calendar_reply_words",
+        "share_cues",
+        "share_words",
+        "share_objects",
+        "money_in_cues",
+        "money_in_words",
+        "money_in_apps",
+        "shipping_words",
+        "travel_nouns",
+        "travel_changes",
     ),
     "dates": (
         "today",
@@ -143,6 +155,7 @@ PHRASE_KEYS = {
 }
 OPTIONAL_KEYS = frozenset(
     {
+        "kinds.money_in_apps",
         "clauses.mentioning",
         "clauses.about_frames",
         "clauses.said_after",
@@ -158,8 +171,11 @@ before it ("mentioning X") where it does not."""
 ONE_OF_KEYS = (("words.possessives_before", "words.possessives_after"),)
 """Tables of which a language fills at least one: its possessives come before the thing
 owned ("his messages", "ses messages") or after it ("mensajes suyos", "mensagens dela")."""
-DATA_KINDS = ("auto_reply", "login_code", "calendar_reply")
+DATA_KINDS = ("auto_reply", "login_code", "calendar_reply", "share", "money_in")
 """Kinds whose message cues and rule words are the language data's alone (``kinds``)."""
+WORDED_KINDS = ("shipping",)
+"""Kinds whose message cues are the classifier's lexicon, with rule words in the language data
+as well (``kinds.<kind>_words``)."""
 
 
 @dataclass(frozen=True)
@@ -198,12 +214,27 @@ def raw_table(name: str) -> dict[str, dict[str, Any]]:
     return {code: dict(_file(code).get(name, {})) for code in LANGUAGES}
 
 
+def _composed(raw: dict[str, Any], key: str) -> list[str]:
+    """The phrases a language file composes for ``key`` in its ``[compose]`` table: every
+    way of saying one word of each part in turn ("stop" + "pinging me" + "every time"), an
+    empty word being a part left out. A construction is written once, not each phrase of it."""
+    out: list[str] = []
+    for parts in raw.get("compose", {}).get(key, []):
+        out += [" ".join(w for w in said if w) for said in itertools.product(*parts)]
+    return out
+
+
 @cache
 def language(code: str) -> Language:
     """The data of one language (``LANGUAGES``); a KeyError for any other code."""
     raw = _file(code)
     phrases = {
-        f"{table}.{key}": tuple(dict.fromkeys(" ".join(fold(p).split()) for p in raw[table][key]))
+        f"{table}.{key}": tuple(
+            dict.fromkeys(
+                " ".join(fold(p).split())
+                for p in [*raw[table].get(key, []), *_composed(raw, f"{table}.{key}")]
+            )
+        )
         for table in PHRASE_TABLES
         for key in PHRASE_KEYS[table]
     }

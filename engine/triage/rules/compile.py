@@ -31,13 +31,20 @@ import logging
 import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, Literal
 
 from engine.events import Event
 from engine.tasks import one_line
 from engine.triage.classifier import Classification, fold, words
-from engine.triage.language import DATA_KINDS, function_words, identity_words, phrase_pattern
+from engine.triage.language import (
+    DATA_KINDS,
+    PHRASE_KEYS,
+    function_words,
+    identity_words,
+    phrase_pattern,
+    phrases,
+)
 from engine.triage.rules.clauses import Parts, sentences, take_apart
 from engine.triage.rules.decision import Decision, read_decision
 from engine.triage.rules.extract import (
@@ -422,6 +429,8 @@ def _either_condition(text: str, style: Style, context: Match) -> Match | None:
     phrase = about_phrase(text)
     if len(pieces) < 2 or (phrase and _OR.search(phrase)):
         return None  # "about shifts, sick days or a missing delivery": one topic list
+    if _or_in_a_kind(text):
+        return None  # "if my train is delayed or cancelled": one kind of event
     read = [
         parse_fragment(p, german=style.german, casual=style.casual, context=context) for p in pieces
     ]
@@ -434,6 +443,11 @@ def _either_condition(text: str, style: Style, context: Match) -> Match | None:
     if not all(said) or len(set(said)) < len(said):
         return None
     return Match(any_of=tuple(read))
+
+
+def _or_in_a_kind(text: str) -> bool:
+    low = fold(text)
+    return any(_OR.search(m.group(0)) for e in KIND_WORDS for m in e.pattern.finditer(low))
 
 
 _REPEATED_FOR = re.compile(
@@ -716,6 +730,9 @@ def _faithful(compiled: CompiledRule) -> CompiledRule:
         said = set(words(" ".join(p for m in parts for p in _said(m))))
         if any(m.has_identity() for m in parts):
             said |= identity_words() - joined_roles(compiled.rule.read_text)
+        said |= _objects_of({k for m in parts for k in _kinds_in(m)})
+        if any(_names(m) for m in parts):  # "il signor Colombo"
+            said |= set(phrases("words.titles"))
         folded = tuple(w for w in folded if w not in said)
     if not folded:
         return compiled
@@ -724,6 +741,23 @@ def _faithful(compiled: CompiledRule) -> CompiledRule:
     if compiled.understood or problem == NOTHING_READ:
         problem = unread_problem(left)
     return replace(compiled, understood=False, unread=left, problem=problem)
+
+
+def _kinds_in(found: Match) -> frozenset[str]:
+    return found.kinds.union(*(_kinds_in(m) for m in found.any_of))
+
+
+def _objects_of(kinds: set[str]) -> frozenset[str]:
+    """The words a kind read in a line accounts for besides its own ("shares a google doc or
+    a photo album": what is shared), from the language data (``kinds.<kind>_objects``)."""
+    return frozenset().union(*(_object_words(k) for k in kinds & set(DATA_KINDS)))
+
+
+@cache
+def _object_words(kind: str) -> frozenset[str]:
+    if f"{kind}_objects" not in PHRASE_KEYS["kinds"]:
+        return frozenset()
+    return frozenset(words(" ".join(phrases(f"kinds.{kind}_objects"))))
 
 
 def unread_problem(left: tuple[str, ...]) -> str:

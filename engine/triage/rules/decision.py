@@ -204,14 +204,15 @@ START_NEVER = re.compile(
 
 
 LEADING_ANSWER = re.compile(
-    r"^\s*(?P<label>[^\W\d][\w'-]*,?\s+(?:\w+\s+)?)?"
+    r"^\s*(?P<label>[^\W\d][\w'-]*,?\s+(?:\w+\s+)??)??"
     rf"(?:(?P<never>{phrase_pattern('answers.never')})|(?P<always>{_YES}))"
     r"\s*:\s*(?P<subject>\S.*)$"
 )
 """The decision first, then what it is about: "Nunca: LinkedIn", "VIP, altijd melden: Eva",
 "SaneLater, dus niet melden: nieuwsbrieven". A label before it is taken only when each of
 its words is a function word or a heading word of that decision ("VIP" for Always), so no
-word of the line is dropped unread."""
+word of the line is dropped unread; the decision is read whole first ("Never notify:" is
+never "Never" as a label and "notify")."""
 
 
 def _label_says(label: str, never: bool) -> bool:
@@ -287,9 +288,13 @@ def _framed(line: _Line) -> str | None:
 def _leading_answer(line: _Line) -> str | None:
     """ "No: ShowingTime confirmations", under a label that says so."""
     m = LEADING_ANSWER.match(line.low)
-    if not m or not _label_says(m.group("label") or "", bool(m.group("never"))):
+    if not m:
         return None
-    said = "never" if m.group("never") else "always"
+    label = m.group("label") or ""
+    never = bool(m.group("never")) or bool(re.search(rf"\b{_NEGATION}\b", label))
+    if not _label_says(label, never):  # "Nunca avisar: LinkedIn" says never, not avisar
+        return None
+    said = "never" if never else "always"
     subject = line.text[line.folded[1][m.start("subject")] :].strip()
     return f"{said} notify me about {subject}"
 
@@ -360,9 +365,9 @@ def _answer(line: _Line) -> str | None:
     return None
 
 
-_NEGATED_BEFORE = re.compile(
-    rf"\b{_NEGATION}(?:\s+(?:mehr|more|plus|mais|piu|meer|mas|ever|wieder|jamais))?$"
-)
+_ANY_MORE = r"(?:mehr|more|else|plus|mais|piu|meer|mas|ever|wieder|again|jamais)"
+"""Words for "any more" said right before the word for telling ("nie mehr melden")."""
+_NEGATED_BEFORE = re.compile(rf"\b{_NEGATION}(?:\s+{_ANY_MORE})?$")
 """A negation right before an ending ("Lieferando bitte nie mehr melden"): no Always."""
 
 
@@ -408,8 +413,7 @@ def _ending(line: _Line) -> str | None:
 
 _NONE_OF = re.compile(rf"^\s*{phrase_pattern('words.no_determiners')}\s+", re.I)
 _NOTHING_BEFORE = re.compile(
-    rf"(?:^|[\s,:])(?i:{phrase_pattern('words.nothing')})"
-    r"(?:\s+(?i:mehr|more|else|plus|mais|piu|meer|mas|wieder|ever|again))?\s*$"
+    rf"(?:^|[\s,:])(?i:{phrase_pattern('words.nothing')})(?:\s+(?i:{_ANY_MORE}))?\s*$"
 )
 """A "nothing" right before the word for telling: "Vom Sportverein bitte nichts mehr
 melden" says never, however the telling is worded."""
@@ -473,7 +477,9 @@ def _inside(line: _Line) -> str | None:
         for m in pattern.finditer(line.low):
             before = line.before(m)
             said = QUOTED_NAME.sub("x", before)  # a name in quotes is one thing said
-            if not before or len(said.split()) > 4 or not _names_something(before):
+            labelled = line.low[: m.start()].rstrip().endswith((":", "—", "–"))
+            most = 10 if labelled else 4  # "Il mio padrone di casa, il signor Colombo: …"
+            if not before or len(said.split()) > most or not _names_something(before):
                 continue  # what comes before is what it is about, not a clause of its own
             after = line.after(m)
             if lead.startswith("notify") and _NEGATED.search(line.low[: m.start()]):
@@ -550,6 +556,9 @@ def read_decision(text: str) -> tuple[str, Decision | None]:
     """The line without the words of its own decision, and that decision (None when the
     line says none: its heading decides)."""
     text = _ARROW.sub(" — ", without_courtesies(text))
+    listed = _examples_after_a_dash(text)
+    if listed is not None:
+        return listed
     opened = _window_first(text)
     if opened is not None:
         return opened
@@ -575,6 +584,28 @@ def read_decision(text: str) -> tuple[str, Decision | None]:
     if no and not re.search(RESTRICTIVE, low):
         return _strip_lead(text, no.end()), Decision(NEVER)
     return _window_last(text) or (text, None)
+
+
+_DASHED_LIST = re.compile(r"\s[—–-]{1,2}\s+(?P<list>[^—–.;:()]+?)[\s.!…]*$")
+_WHATEVER = re.compile(rf"^(?:{phrase_pattern('words.whatever')})$")
+
+
+def _examples_after_a_dash(text: str) -> tuple[str, Decision] | None:
+    """ "Rechnungen bitte immer melden – Strom, Handy, Internet, egal": a list after a dash,
+    after a line that states its decision, gives examples, as if in parentheses after what
+    the line is about; the "egal" ("whatever") that ends it widens the list and is no
+    decision of its own."""
+    m = _DASHED_LIST.search(text)
+    if m is None:
+        return None
+    items = [i.strip() for i in m.group("list").split(",")]
+    if len(items) < 3 or any(not i or len(i.split()) > 3 for i in items):
+        return None
+    body, decision = read_decision(text[: m.start()].rstrip())
+    if decision is None:
+        return None
+    named = [i for i in items if not _WHATEVER.match(fold_with_map(i)[0])]
+    return (f"{body} ({', '.join(named)})" if named else body), decision
 
 
 def _window_last(text: str) -> tuple[str, Decision] | None:

@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable
 from dataclasses import fields, replace
 from datetime import timedelta
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from engine.triage.classifier import fold, words
@@ -804,10 +804,11 @@ CHANGES = (
 
 
 MEETING_WORDS = (
-    r"\b(calendar|meetings?|events?|appointments?|reuniones|citas|eventos|termine|"
-    r"besprechungen|reunions|rendez-vous|evenements|reunioes|compromissos|riunioni|"
-    r"appuntamenti|eventi)\b"
+    r"\b(calendar|meetings?|events?|appointments?|reunion(?:es|s)?|citas?|eventos?|termine?|"
+    r"besprechung(?:en)?|rendez-vous|rdv|evenements?|reuniao|reunioes|compromissos?|"
+    r"riunion[ei]|appuntament[oi]|event[oi]|vergadering(?:en)?|afspra(?:ak|ken))\b"
 )
+"""The words for any meeting or appointment, which name no event of their own."""
 
 
 def _qualifies(found: Match, low: str) -> bool:
@@ -831,10 +832,9 @@ def calendar_changes(low: str, found: Match = NOTHING) -> Extracted:
 
 EVENT_NOUN = phrase_pattern("calendar.event_nouns")
 _EVENT_WORD = r"[^\W\d][\w'’-]*"
-_EVENT_OF = (
-    r"(?:de|di|du|do|da|del|della|dello|dei|des|d'|of|van|von|vom|der|zum|zur)\s+"
-    r"(?:(?:la|le|las|los|el|il|lo|l'|the|o|a|os|as|de|het)\s+)?"
-)
+_OF = r"(?:de|da|do|di|du|des|del|della|dello|dei|d'|of|von|van|vom|der|zum|zur)"
+"""The words for "of" a place or an event is said with ("la clase de yoga", "escola da Bia")."""
+_EVENT_OF = rf"{_OF}\s+(?:(?:la|le|las|los|el|il|lo|l'|the|o|a|os|as|de|het)\s+)?"
 EVENT_AFTER = re.compile(
     rf"(?P<noun>{EVENT_NOUN})\s+(?:{_EVENT_OF})?(?P<what>{_EVENT_WORD}(?:\s+{_EVENT_WORD}){{0,2}})"
 )
@@ -850,6 +850,7 @@ def _event_title_words(said: str, *, first: bool) -> list[str]:
         low = fold(w)
         if (
             low in FUNCTION_WORDS
+            or re.split(r"['’]", low)[-1] in FUNCTION_WORDS  # "qu'une réunion"
             or low in STOP
             or low in weekdays()
             or re.fullmatch(rf"{CANCELLED}|{MOVED}|{RECURRING}|{EVENT_NOUN}|{MEETING_WORDS}", low)
@@ -870,6 +871,8 @@ def named_event(text: str) -> Extracted:
     bare: re.Match[str] | None = None
     for pattern, first in ((EVENT_AFTER, True), (EVENT_BEFORE, False)):
         for m in pattern.finditer(low):
+            if first and re.match(rf"\s*(?:{MOVED}|{CANCELLED})", low[m.end("noun") :]):
+                continue  # "cambian una reunión de hora": what follows is the change
             title = _event_title_words(m.group("what"), first=first)
             if not title:
                 if bare is None and not re.fullmatch(MEETING_WORDS, m.group("noun")):
@@ -1900,7 +1903,12 @@ def without_role(name: str) -> str:
     return " ".join(written)
 
 
-_OF = r"(?:de|da|do|di|du|des|del|della|dello|of|von|van|vom)"
+@cache
+def _owned_places() -> tuple[str, str]:
+    """Words for a place someone belongs to, and words for who a person is, as patterns."""
+    place = "|".join(sorted((re.escape(w) for w in identity_words() if len(w) > 3), key=len))
+    roles = "|".join(re.escape(w) for w in sorted(PERSON_ROLES, key=len, reverse=True))
+    return place, roles
 
 
 def _owners(names: tuple[str, ...], whole: str) -> set[str]:
@@ -1908,9 +1916,8 @@ def _owners(names: tuple[str, ...], whole: str) -> set[str]:
     and "of" ("escola da Bia", "the school of my son Pablo"), or before it with "'s" ("Mia's
     school"). The place writes, not the child."""
     low = fold(whole)
-    place = "|".join(sorted((re.escape(w) for w in identity_words() if len(w) > 3), key=len))
+    place, roles = _owned_places()
     owner = phrase_pattern("definitions.possessives")
-    roles = "|".join(re.escape(w) for w in sorted(PERSON_ROLES, key=len, reverse=True))
     out: set[str] = set()
     for n in names:
         said = r"\s+".join(re.escape(fold(w)) for w in n.rstrip("'’s").split())

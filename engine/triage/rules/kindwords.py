@@ -24,7 +24,15 @@ class KindWord:
     pattern: re.Pattern[str]
     kinds: frozenset[str]
     role: Role
+    a_name: bool = False
+    """The phrase is a name too (a payment app): read as the kind, never kept from names."""
 
+
+BEFORE_A_NAME = frozenset(
+    {"from", "by", "de", "del", "von", "vom", "da", "di", "du", "des", "do", "van", "dal"}
+)
+"""Words after which a capitalised word is a name even if it is a function word of some
+language ("from Dan": "dan" is Dutch for "then"), and a payment app's name is who writes."""
 
 _PLURAL = r"(?:s|es|en|n)?"
 """A plural ending a phrase may take that its pattern does not spell ("publicités",
@@ -38,13 +46,47 @@ def _w(role: Role, kinds: str, *phrases: str) -> list[KindWord]:
 
 def _from_data() -> list[KindWord]:
     """The rule words of the kinds that are language data alone ("out-of-office replies",
-    "Einmalcodes zum Anmelden")."""
-    from engine.triage.language import DATA_KINDS, phrase_pattern
+    "Einmalcodes zum Anmelden"), and those the data adds to a kind ("delivered")."""
+    from engine.triage.language import DATA_KINDS, WORDED_KINDS, phrase_pattern
 
     return [
-        KindWord(re.compile(phrase_pattern(f"kinds.{k}_words")), frozenset({k}), "what")
-        for k in DATA_KINDS
+        _travel_change(),
+        *(
+            KindWord(re.compile(phrase_pattern(f"kinds.{k}_words")), frozenset({k}), "what")
+            for k in (*DATA_KINDS, *WORDED_KINDS)
+        ),
+        _payment_apps(),
     ]
+
+
+def _payment_apps() -> KindWord:
+    """ "avísame si me llega un bizum", "Pix recebido": a payment app's name says a payment
+    received, unless it is said as who writes ("Betaalbevestigingen van Tikkie")."""
+    from engine.triage.language import phrase_pattern
+
+    not_after = "".join(rf"(?<!\b{re.escape(w)} )" for w in sorted(BEFORE_A_NAME))
+    return KindWord(
+        re.compile(not_after + phrase_pattern("kinds.money_in_apps")),
+        frozenset({"money_in"}),
+        "what",
+        a_name=True,
+    )
+
+
+def _travel_change() -> KindWord:
+    """ "si mi tren se retrasa o lo cancelan", "wenn mein Zug Verspätung hat": a journey and
+    what happens to it, in either order, with at most three words of no content between
+    them (so no name or place is taken out with them), say a change to the user's travel;
+    so do the changes listed after the first ("delayed or cancelled")."""
+    from engine.triage.language import function_words, phrase_pattern
+
+    said = sorted(function_words(), key=lambda w: (-len(w), w))
+    between = rf"(?:\s+(?:{'|'.join(re.escape(w) for w in said)})){{0,3}}\s+"
+    noun, change = phrase_pattern("kinds.travel_nouns"), phrase_pattern("kinds.travel_changes")
+    changes = rf"{change}(?:{between}{change})*"  # "se retrasa o lo cancelan"
+    nouns = rf"(?:{noun}{between})*{noun}"  # "flight or train delays"
+    rx = re.compile(rf"{nouns}{between}{changes}|{changes}{between}{noun}")
+    return KindWord(rx, frozenset({"travel_change"}), "what")
 
 
 # Order matters: the first phrases read take their words out of the line.
@@ -342,7 +384,7 @@ KIND_WORDS: list[KindWord] = [
         r"encomendas?",
         r"transportadoras?",
         r"spedizion[ie]",
-        r"pacchi",
+        r"pacc(?:o|hi)",
         r"consegne",
         r"corrieri",
     ),
@@ -802,16 +844,16 @@ KIND_WORDS: list[KindWord] = [
 def is_kind_word(token: str, fold: Callable[[str], str]) -> bool:
     """Whether a single word is itself a kind word ("Rabatte", "newsletters")."""
     low = fold(token).strip(".,;:'’()")
-    return bool(low) and any(e.pattern.fullmatch(low) for e in KIND_WORDS)
+    return bool(low) and any(e.pattern.fullmatch(low) for e in KIND_WORDS if not e.a_name)
 
 
 def vocabulary() -> set[str]:
     """Every word the patterns above take on its own ("receipts", "Rabatte"): such a word is
     never a name nor a topic."""
     found: set[str] = set()
-    for entry in KIND_WORDS:
+    for entry in (e for e in KIND_WORDS if not e.a_name):
         for word in re.findall(r"[a-z']{3,}", entry.pattern.pattern):
             for form in (word, word + "s", word + "es"):
-                if any(e.pattern.fullmatch(form) for e in KIND_WORDS):
+                if any(e.pattern.fullmatch(form) for e in KIND_WORDS if not e.a_name):
                     found.add(form)
     return found

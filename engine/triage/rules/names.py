@@ -6,11 +6,18 @@ import re
 
 from engine.triage.classifier import fold, words
 from engine.triage.language import function_words, identity_words, phrases
-from engine.triage.rules.kindwords import vocabulary
+from engine.triage.rules.kindwords import BEFORE_A_NAME, vocabulary
 from engine.triage.rules.vocab import DAY_ALIASES, MONTHS, SOURCE_WORDS, STOP
 
 VOCAB = {w for vocab in SOURCE_WORDS.values() for p in vocab for w in p.split()} | vocabulary()
 """Every word of the source and kind vocabularies: such a word is never a name."""
+_CHANGES = frozenset(
+    p
+    for key in ("calendar.moved_verbs", "calendar.cancelled_verbs")
+    for p in phrases(key)
+    if " " not in p
+)
+"""The one-word names of a change to an event ("Terminverschiebung"): never a name."""
 
 GERMAN = {"und", "oder", "fur", "nicht", "von", "vom", "der", "die", "das", "mit", "zu", "zur",
           "bei", "immer", "nie", "benachrichtigen", "werden", "wird", "gehoren", "dazu",
@@ -54,19 +61,14 @@ _MESSAGE_WORDS = frozenset(phrases("words.messages"))
 """Words for messages themselves, which open many lines capitalised: never a name."""
 
 
-BEFORE_A_NAME = frozenset(
-    {"from", "by", "de", "del", "von", "vom", "da", "di", "du", "des", "do", "van", "dal"}
-)
-"""Words after which a capitalised word is a name even if it is a function word of some
-language ("from Dan": "dan" is Dutch for "then")."""
-
-
 def _is_name_token(token: str, before: str = "") -> bool:
     core = token.strip(".'’-")
     low = fold(core)
     if low in COMPANY_WORDS and core[:1].isupper():
         return True
     if not core or low in STOP or low in VOCAB or low in MONTHS or low in _MESSAGE_WORDS:
+        return False
+    if low in _CHANGES:
         return False
     after_from = fold(before) in BEFORE_A_NAME or fold(before) in identity_words()
     if low in function_words() and not core.isupper() and not (after_from and len(core) > 2):

@@ -1,0 +1,173 @@
+"""Constructions the language data writes once ("stop" + "pinging me" + "every time"), the
+kinds a line names with a verb (what is shared with the user, the money they receive, a
+parcel delivered, a journey that is late), a list of examples after a dash, and a decision
+said first with its own negation ("Nunca avisar: …"): each read in the languages it is
+written in, never with its decision turned round."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.triage.classifier import classify
+from engine.triage.language import _composed, phrases
+from engine.triage.rules.compile import compile_rules_text
+from engine.triage.rules.sections import ALWAYS, NEVER
+from tests.factories import make_event
+
+
+def _one(text: str) -> object:
+    (rule,) = compile_rules_text(f"{text}\n")
+    return rule
+
+
+def test_a_construction_is_every_way_of_saying_its_parts() -> None:
+    raw = {
+        "compose": {"predicates.never_start": [[["stop", "quit"], ["telling me"], ["", "when"]]]}
+    }
+    assert _composed(raw, "predicates.never_start") == [
+        "stop telling me",
+        "stop telling me when",
+        "quit telling me",
+        "quit telling me when",
+    ]
+    assert "stop pinging me every time" in phrases("predicates.never_start")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Quit notifying me each time a meeting gets rescheduled",
+        "Deja de avisarme cada vez que me mueven una cita",
+        "Hör bitte auf, mich bei jeder Terminverschiebung zu nerven",
+        "Arrête de me prévenir à chaque fois qu'un rendez-vous est décalé",
+        "Para de me avisar toda vez que uma reunião muda de hora",
+        "Smetti di avvisarmi ogni volta che spostano un appuntamento",
+    ],
+)
+def test_stopping_the_telling_is_never(line: str) -> None:
+    rule = _one(line)
+    assert rule.understood and rule.rule.section == NEVER  # type: ignore[attr-defined]
+    assert rule.scope.calendar_change  # type: ignore[attr-defined]
+    assert rule.scope.topics == ()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["Never notify: webinars", "never notify: webinars", "Nunca avisar: webinars"],
+)
+def test_a_negated_decision_said_first_is_never(line: str) -> None:
+    rule = _one(line)
+    assert rule.understood and rule.rule.section == NEVER  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("line", "examples"),
+    [
+        (
+            "Rechnungen bitte immer melden – Gas, Wasser, Telefon, egal",
+            ("Gas", "Wasser", "Telefon"),
+        ),
+        ("please always flag invoices – rent, water, broadband, whatever", ()),
+    ],
+)
+def test_a_list_after_a_dash_gives_examples(line: str, examples: tuple[str, ...]) -> None:
+    rule = _one(line)
+    assert rule.rule.section == ALWAYS  # type: ignore[attr-defined]
+    assert rule.understood  # type: ignore[attr-defined]
+    assert "receipt" in rule.scope.kinds  # type: ignore[attr-defined]
+    if examples:
+        assert rule.scope.examples == examples  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "let me know whenever somebody shares a folder or a photo album with me",
+        "cuando alguien me comparta un documento, avísame",
+        "quando qualcuno mi condivide una cartella, avvisami",
+    ],
+)
+def test_what_is_shared_with_the_user_is_a_kind(line: str) -> None:
+    rule = _one(line)
+    assert rule.understood and rule.rule.section == ALWAYS  # type: ignore[attr-defined]
+    assert rule.scope.kinds == frozenset({"share"})  # type: ignore[attr-defined]
+    assert not rule.scope.sender_kinds  # type: ignore[attr-defined]  # "someone" is who shares
+    shared = make_event(
+        sender={"name": "Ana (via Drive)", "address": "drive-shares@example.net"},
+        subject="Folder shared with you: 'Trip 2027'",
+        text="Ana Pires shared a folder with you. Open",
+    )
+    assert "share" in classify(shared).names
+
+
+@pytest.mark.parametrize(
+    ("line", "subject"),
+    [
+        ("avísame siempre que me llegue un bizum", "Has recibido un Bizum"),
+        ("me avisa quando cair um pix", "Você recebeu um Pix de MARIA"),
+        ("Pix recebido acima de mil reais: me avisa", "Você recebeu um Pix de MARIA"),
+    ],
+)
+def test_money_received_is_a_kind(line: str, subject: str) -> None:
+    rule = _one(line)
+    assert rule.understood and rule.rule.section == ALWAYS  # type: ignore[attr-defined]
+    assert rule.scope.kinds == frozenset({"money_in"})  # type: ignore[attr-defined]
+    paid = make_event(
+        sender={"name": "Banco", "address": "avisos@example.com"},
+        subject=subject,
+        text="R$ 1.500,00 na sua conta.",
+    )
+    assert "money_in" in classify(paid).names
+
+
+def test_a_payment_app_said_as_who_writes_is_a_name() -> None:
+    rule = _one("## Never notify\n- Notificaciones de Bizum")
+    assert rule.understood  # type: ignore[attr-defined]
+    assert rule.scope.names == ("Bizum",)  # type: ignore[attr-defined]
+    assert not rule.scope.kinds  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "tell me when my package has been delivered",
+        "mir bescheid sagen wenn ein Paket zugestellt wurde",
+        "mi avvisi quando mi consegnano un pacco",
+    ],
+)
+def test_a_parcel_delivered_is_a_shipping_notice(line: str) -> None:
+    rule = _one(line)
+    assert rule.understood and rule.rule.section == ALWAYS  # type: ignore[attr-defined]
+    assert rule.scope.kinds == frozenset({"shipping"})  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Iberia: solo si mi vuelo se retrasa o lo cancelan",
+        "Iberia: only if my flight is delayed or cancelled",
+        "Iberia: nur wenn mein Flug Verspätung hat oder ausfällt",
+    ],
+)
+def test_a_journey_that_is_late_is_a_change_to_travel(line: str) -> None:
+    rule = _one(line)
+    assert rule.understood  # type: ignore[attr-defined]
+    assert rule.condition.kinds == frozenset({"travel_change"})  # type: ignore[attr-defined]
+    assert not rule.condition.any_of and not rule.condition.calendar_change  # type: ignore[attr-defined]
+    moved = make_event(
+        sender={"name": "Iberia", "address": "avisos@example.org"},
+        subject="Información sobre tu reserva",
+        text="Tu vuelo IB 3120 de mañana ahora sale a las 18:05.",
+    )
+    assert "travel_change" in classify(moved).names
+
+
+def test_a_carriers_marketing_is_no_shipping_notice() -> None:
+    promo = make_event(
+        sender={"name": "UPS", "address": "news@ups.com"},
+        subject="Our best offers this winter",
+        text="Save on your next shipment.",
+        labels=["INBOX", "CATEGORY_PROMOTIONS"],
+        headers={"List-Unsubscribe": "<mailto:off@ups.com>"},
+    )
+    assert "shipping" not in classify(promo).names
