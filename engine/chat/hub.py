@@ -61,8 +61,11 @@ from engine.chat.intents import (
     yes_or_no,
 )
 from engine.chat.removal import (
+    Narrowing,
     Removal,
     contradicted,
+    narrowed,
+    narrowed_answer,
     proposed_answer,
     read_removal,
     removed_answer,
@@ -83,6 +86,8 @@ from engine.store.models import ChatMessage, ChatSession, Notification
 from engine.tasks import one_line
 from engine.triage.feedback import beyond, never_rule_for, would_silence
 from engine.triage.rules.compile import compile_rules_text
+from engine.triage.rules.explain import explain_rule
+from engine.triage.rules.parse import CUSTOM
 from engine.triage.summary import summarize
 from engine.triage.tools import HELD, RemoveNotificationRuleTool
 from engine.types import MutePreview, SilencedEvent
@@ -215,6 +220,9 @@ class ChatHub:
         """A change to the rules the message asks for: a line read in full is added, a line
         of the file it names is put to the user for removal, a known phrasing is added; None
         when it asks for none."""
+        narrowing = self._narrowed(text)
+        if narrowing is not None:
+            return await self._narrow(sid, narrowing)
         read_whole = bool(request.read) and not request.unread
         removal = self._contradicted(text) if read_whole else self._removal(text)
         if removal is not None:
@@ -258,6 +266,30 @@ class ChatHub:
         if REMOVE not in self.loop.registry.names():
             return None
         return read_removal(text, self._rules_text())
+
+    def _narrowed(self, text: str) -> Narrowing | None:
+        """The Always line a request makes conditional, if it names one alone."""
+        if REMOVE not in self.loop.registry.names():
+            return None
+        return narrowed(text, self._rules_text())
+
+    async def _narrow(self, sid: int, narrowing: Narrowing) -> ChatMessage:
+        """The conditional line is added as read; the Always line it narrows, which would
+        still let everything through, is put to the user for removal."""
+        code = narrowing.language
+        args = {"section": CUSTOM, "rule": narrowing.line}
+        status, result = await self._run_tool_for_user(sid, "add_notification_rule", args)
+        (read,) = compile_rules_text(section_text(CUSTOM, narrowing.line))
+        reading = explain_rule(read, language=code).reading
+        answer = read_rule_answer(args, status, result, language=code, reading=reading)
+        if status != "done":
+            return self._composed(sid, "user", answer)
+        old = narrowing.rule
+        arguments = {"section": old.section, "rule": old.text}
+        proposal = {"tool": REMOVE, "arguments": arguments, "language": code}
+        return self._composed(
+            sid, "user", f"{answer}\n{narrowed_answer(narrowing)}", proposed=proposal
+        )
 
     def _contradicted(self, text: str) -> Removal | None:
         """The line of the rules file a request read in full takes back, if any."""

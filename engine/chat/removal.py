@@ -12,19 +12,22 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from datetime import time
 from dataclasses import dataclass
+from datetime import time
 from functools import cache
 
 from engine.chat.replies import words as reply_words
 from engine.chat.said_in import language_of
 from engine.triage.classifier import words
-from engine.triage.classifier.text import fold
+from engine.triage.classifier.text import fold, fold_with_map
 from engine.triage.language import LANGUAGES, function_words, phrase_pattern, phrases
 from engine.triage.rules.clauses import sentences
+from engine.triage.rules.compile import compile_rules_text
 from engine.triage.rules.decision import line_section, read_decision
+from engine.triage.rules.edit import SECTION_TITLES
 from engine.triage.rules.extract import kind_words
-from engine.triage.rules.parse import ALWAYS, NEVER, Rule, parse_rules
+from engine.triage.rules.names import VOCAB
+from engine.triage.rules.parse import ALWAYS, CUSTOM, NEVER, Rule, parse_rules
 from engine.triage.rules.vocab import STOP
 from engine.triage.rules.windows import NIGHT, WEEKDAYS, WEEKEND, find_window
 
@@ -170,6 +173,59 @@ _LATE = time(20, 0)
 
 def _line_words(text: str) -> set[str]:
     return _content(text) | _when_said(text)
+
+
+@dataclass(frozen=True)
+class Narrowing:
+    """A request that makes an Always line conditional ("for the choir group, only tell me
+    if someone mentions me"): the line it narrows and the line that says it narrowed, in the
+    words of the file's line and the request's condition."""
+
+    rule: Rule
+    line: str
+    language: str
+
+
+@cache
+def _only_if() -> re.Pattern[str]:
+    return re.compile(rf"(?:^|[\s,:;.—–-])(?:{phrase_pattern('predicates.notify_only_if')})\s")
+
+
+def narrowed(message: str, rules_text: str) -> Narrowing | None:
+    """The Always line ``message`` makes conditional, when its words before the "only if"
+    name that line alone (a word of it no other line holds, not a word for a kind or a
+    channel), and the line that results reads in full; None otherwise."""
+    text = " ".join(message.split())
+    folded, where = fold_with_map(text)
+    m = _only_if().search(folded)
+    if m is None or m.start() == 0:
+        return None
+    head, condition = text[: where[m.start()]], text[where[m.start()] :].strip(" ,:;.—–-")
+    rules = [r for r in parse_rules(rules_text).rules if r.text.strip()]
+    spread = Counter(w for r in rules for w in _content(r.text))
+    said = _content(head)
+    naming = [
+        r
+        for r in rules
+        if r.section == ALWAYS
+        and any(spread[w] == 1 and w not in VOCAB for w in _content(r.text) & said)
+    ]
+    if len(naming) != 1:
+        return None
+    line = f"{naming[0].text.rstrip(' .;,')}: {condition.rstrip(' .!')}"
+    (read, *more) = compile_rules_text(f"## {SECTION_TITLES[CUSTOM]}\n- {line}\n") or (None,)
+    if read is None or more or not read.understood or read.rule.section != CUSTOM:
+        return None
+    return Narrowing(naming[0], line, request_language(message))
+
+
+def narrowed_answer(narrowing: Narrowing) -> str:
+    """What the chat says of the Always line the new line narrows: it would let everything
+    through still, and it goes after the user's yes."""
+    code, rule = narrowing.language, narrowing.rule
+    return reply_words(code).text(
+        "narrows", section=section_name(code, rule.section), rule=_quoted(code, rule)
+    )
 
 
 def request_language(message: str) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.chat.removal import read_removal, request_language
+from engine.chat.removal import narrowed, read_removal, request_language
 
 RULES = (
     "# Notification preferences\n\n"
@@ -177,3 +177,47 @@ def test_a_request_set_against_a_line_narrows_it_and_takes_nothing_back() -> Non
     rules = "## Always notify\n- tout ce qui vient de l'école de danse Pirouette\n"
     said = "Je garde les mails de l'école de danse Pirouette, mais leur gazette, jamais"
     assert read_removal(said, rules) is None
+
+
+NARROWED = "## Always notify\n- The 'Hiking Saturdays' WhatsApp group\n- Everything from Grandma\n"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "For the hiking group, only tell me if someone mentions me",
+        "Lo del grupo de hiking: solo avísame si me mencionan",
+    ],
+)
+def test_an_only_if_about_an_always_line_narrows_that_line(said: str) -> None:
+    found = narrowed(said, NARROWED)
+    assert found is not None
+    assert found.rule.text == "The 'Hiking Saturdays' WhatsApp group"
+    assert found.line.startswith("The 'Hiking Saturdays' WhatsApp group: ")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Only tell me if someone mentions me",  # names no line
+        "For the choir group, only tell me if someone mentions me",  # a line the file lacks
+    ],
+)
+def test_an_only_if_that_names_no_always_line_narrows_none(said: str) -> None:
+    assert narrowed(said, NARROWED) is None
+
+
+async def test_a_narrowed_line_is_added_and_the_wide_one_goes_after_yes(
+    tiny_engine, workspace
+) -> None:
+    workspace.rules_file.write_text(NARROWED, encoding="utf-8")
+    asked = await tiny_engine.send("For the hiking group, only tell me if someone mentions me")
+    assert asked.awaits_yes
+    assert "would still let all of it through" in asked.text
+    written = workspace.rules_file.read_text(encoding="utf-8")
+    assert "- The 'Hiking Saturdays' WhatsApp group: only tell me if someone mentions me" in written
+    assert "- The 'Hiking Saturdays' WhatsApp group\n" in written  # not yet removed
+    await tiny_engine.send("yes")
+    written = workspace.rules_file.read_text(encoding="utf-8")
+    assert "- The 'Hiking Saturdays' WhatsApp group\n" not in written
+    assert "- Everything from Grandma\n" in written

@@ -6,12 +6,15 @@ written in, never with its decision turned round."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from engine.triage.classifier import classify
+from engine.triage.decider import TriageDecider
 from engine.triage.language import _composed, phrases
 from engine.triage.rules.compile import compile_rules_text
-from engine.triage.rules.sections import ALWAYS, NEVER
+from engine.triage.rules.sections import ALWAYS, CUSTOM, NEVER
 from tests.factories import make_event
 
 
@@ -171,3 +174,37 @@ def test_a_carriers_marketing_is_no_shipping_notice() -> None:
         headers={"List-Unsubscribe": "<mailto:off@ups.com>"},
     )
     assert "shipping" not in classify(promo).names
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Avísame del resumen diario de ventas de Tiendanube, pero solo en horario de oficina",
+        "Le récap hebdomadaire de ma boutique Tiendanube, montre-le-moi, mais seulement en semaine",
+        "Die Tiendanube-Berichte will ich sehen, aber nur während der Arbeitszeit",
+    ],
+)
+def test_a_report_shown_only_in_a_window_said_after_its_decision(line: str) -> None:
+    rule = _one(line)
+    assert rule.understood  # type: ignore[attr-defined]
+    assert rule.rule.section in (ALWAYS, CUSTOM)  # type: ignore[attr-defined]
+    summary = make_event(
+        sender={"name": "Tiendanube", "address": "reports@example.com"},
+        subject="Resumen diario de tu tienda: 8 pedidos",
+        text="Ayer tu tienda tuvo 8 pedidos.",
+        headers={"Auto-Submitted": "auto-generated"},
+    )
+    assert "report" in classify(summary).names
+    tuesday_morning = datetime(2026, 12, 1, 10, 30, tzinfo=UTC)
+    sunday_night = datetime(2026, 12, 6, 23, 30, tzinfo=UTC)
+    pool = [(summary, tuesday_morning), (summary, sunday_night)]
+    inside, outside = TriageDecider.decide_in_code(pool, f"{line}\n")
+    assert inside.notify and inside.rule
+    assert not outside.notify
+
+
+def test_a_compound_of_a_name_and_a_kind_names_who_sends_it() -> None:
+    rule = _one("## Never notify\n- Lidl-Rechnungen")
+    assert rule.understood  # type: ignore[attr-defined]
+    assert rule.scope.kinds == frozenset({"receipt"})  # type: ignore[attr-defined]
+    assert rule.scope.names == ("Lidl",)  # type: ignore[attr-defined]

@@ -65,6 +65,7 @@ Kind = Literal[
     "calendar_reply",
     "share",
     "money_in",
+    "report",
 ]
 
 KIND_NAMES: Final[dict[str, str]] = {
@@ -112,6 +113,7 @@ KIND_NAMES: Final[dict[str, str]] = {
     "calendar_reply": "replies to meeting invitations (accepted, declined)",
     "share": "files, folders and albums shared with you",
     "money_in": "money you receive (transfers, Bizum, Pix…)",
+    "report": "reports and summaries (daily, weekly)",
 }
 
 GENERIC: Final[frozenset[str]] = frozenset({"automated", "bulk", "account", "bot"})

@@ -796,12 +796,26 @@ def _compile_rule(rule: Rule) -> CompiledRule:
     # "...; other group messages are fine to skip" restates what not matching means
     said = rule.read_text
     text = _RESTATED_DEFAULT.sub("", said).strip() or said
+    text = _COMPOUND.sub(_compound_apart, text)
     body, decision = read_decision(text)
     if decision is not None and decision.conditional:
         return _conditional_rule(rule, body, decision)
     if rule.section in (NEVER, ALWAYS):
         return _section_rule(rule, body, rule.section)
     return _custom_rule(rule, body if decision is not None else text)
+
+
+_COMPOUND = re.compile(r"(?<![\w-])((?:[A-ZÀ-Þ][^\W\d_]+-)+)([^\W\d][\w]+)(?![\w-])")
+"""A compound of names ending in a word ("Google-Analytics-Berichte", "Amazon-Rechnungen")."""
+
+
+def _compound_apart(m: re.Match[str]) -> str:
+    """ "Google-Analytics-Berichte" → "Berichte von Google Analytics": a compound whose last
+    part names a kind of message names who sends it in its first parts."""
+    first, last = m.group(1).strip("-"), m.group(2)
+    if not is_kind_word(last, fold) or any(is_kind_word(p, fold) for p in first.split("-")):
+        return m.group(0)
+    return f"{last} von {first.replace('-', ' ')}"
 
 
 def _custom_rule(rule: Rule, text: str) -> CompiledRule:

@@ -617,9 +617,17 @@ def _window_last(text: str) -> tuple[str, Decision] | None:
         return None
     for n in range(max(1, len(spans) - _WINDOW_WORDS), len(spans)):
         head, tail = text[: spans[n].start()], text[spans[n].start() :].strip(" .!;")
-        if _only_window(tail) and read_decision(head)[1] is not None:
+        tail = _BUT_ONLY.sub("", tail)  # "…, but only during working hours"
+        if _only_window(tail) and read_decision(head.strip(" ,;:"))[1] is not None:
             return _window_first(f"{tail}, {head.strip(' ,;:')}")
     return None
+
+
+_BUT_ONLY = re.compile(
+    rf"^(?:{phrase_pattern('clauses.contrasts')}\s+)?{phrase_pattern('words.only')}\s+",
+    re.I,
+)
+"""A window's "but only" after the decision: the window is then the line's only time."""
 
 
 _WINDOW_WORDS = 12

@@ -756,7 +756,7 @@ MENTION = (
     r"@me\b|\bme mencion\w*|\bmencion\w*|\berwahnt\w*|\bme mentionne\w*|\bmentionne\w*|"
     r"\bme marc\w*|\bmarqu\w*|\bmi menzion\w*|\bmenziona\w*|\bmi tagga\w*|"
     r"\b(?:me|mij) noem\w*|\bnoemt\b|\bgenoemd\b|\b(?:me|mij) tag\w*|\bgetagd\b|"
-    r"\bme etiquet\w*"
+    r"\bme etiquet\w*|\bmich markier\w*|\bmarkiert\b|\bmich tagg?t\b|\bmich verlinkt\b"
 )
 
 

@@ -1,0 +1,62 @@
+"""What a request says around its instruction: a reason after it ("no para de mandarme
+audios") is the user's talk, not the rule; "not even when someone tags me" widens a Never
+line, it never narrows it to the tags; a title before a name ("il signor Colombo") and a
+label of several words before the decision ("Il mio padrone di casa, il signor Colombo:")
+are read with the name."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.chat.requests import read_request
+
+
+@pytest.mark.parametrize(
+    ("said", "reading", "talk"),
+    [
+        (
+            "silencia a Tomás en el whatsapp, no para de mandarme memes",
+            "No avisar nunca: mensajes de WhatsApp de Tomás",
+            "no para de mandarme memes",
+        ),
+        (
+            "schalte bitte Jannik auf whatsapp stumm, der schickt nur noch Sprachnachrichten",
+            "Nie benachrichtigen: WhatsApp-Nachrichten von Jannik",
+            "der schickt nur noch Sprachnachrichten",
+        ),
+    ],
+)
+def test_a_reason_after_the_instruction_is_talk(said: str, reading: str, talk: str) -> None:
+    request = read_request(said)
+    assert [r for _, _, r in request.read] == [reading]
+    assert request.talk == (talk,)
+
+
+def test_not_even_when_tagged_widens_a_never_line() -> None:
+    request = read_request(
+        "Am Wochenende bitte nix aus der Gruppe 'Elternrat 4b', auch nicht wenn mich jemand markiert"
+    )
+    ((section, _, reading),) = request.read
+    assert section == "never"
+    assert "Erwähnung" not in reading and "Elternrat 4b" in reading
+
+
+@pytest.mark.parametrize(
+    ("said", "reading"),
+    [
+        (
+            "Il mio padrone di casa, il signor Ferraris: avvisami sempre quando mi scrive, "
+            "anche le mail a tutti gli inquilini",
+            "Avvisa sempre: da Ferraris",
+        ),
+        (
+            "El casero, el señor Quintana: que me avises siempre que me escriba, aunque sean "
+            "los avisos a todos los vecinos",
+            "Avisar siempre: de Quintana",
+        ),
+    ],
+)
+def test_a_label_with_a_title_names_who_the_line_is_about(said: str, reading: str) -> None:
+    request = read_request(said)
+    assert request.unread == ()
+    assert [r for _, _, r in request.read] == [reading]
