@@ -34,7 +34,8 @@ def test_a_reason_after_the_instruction_is_talk(said: str, reading: str, talk: s
 
 def test_not_even_when_tagged_widens_a_never_line() -> None:
     request = read_request(
-        "Am Wochenende bitte nix aus der Gruppe 'Elternrat 4b', auch nicht wenn mich jemand markiert"
+        "Am Wochenende bitte nix aus der Gruppe 'Elternrat 4b', "
+        "auch nicht wenn mich jemand markiert"
     )
     ((section, _, reading),) = request.read
     assert section == "never"

@@ -208,3 +208,31 @@ def test_a_compound_of_a_name_and_a_kind_names_who_sends_it() -> None:
     assert rule.understood  # type: ignore[attr-defined]
     assert rule.scope.kinds == frozenset({"receipt"})  # type: ignore[attr-defined]
     assert rule.scope.names == ("Lidl",)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("line", "night", "weekends"),
+    [
+        ("Client emails can wait till morning", True, False),
+        ("Newsletters can wait until Monday", False, True),
+        ("Los correos de clientes pueden esperar hasta la mañana", True, False),
+    ],
+)
+def test_can_wait_until_says_when_the_line_holds(line: str, night: bool, weekends: bool) -> None:
+    rule = _one(line)
+    assert rule.understood and rule.rule.section == NEVER  # type: ignore[attr-defined]
+    window = rule.window  # type: ignore[attr-defined]
+    assert window is not None
+    assert (window.start > window.end) is night
+    assert (window.days == frozenset({5, 6})) is weekends
+
+
+def test_can_wait_until_a_moment_it_cannot_place_is_flagged() -> None:
+    rule = _one("Newsletters can wait until I'm back")
+    assert not rule.understood  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("line", ["Urlaub: gar nichts von der Kanzlei", "Vacaciones: nada de Jira"])
+def test_a_period_of_the_user_s_life_as_a_label_is_flagged(line: str) -> None:
+    rule = _one(line)
+    assert not rule.understood  # type: ignore[attr-defined]

@@ -153,7 +153,7 @@ PHRASE_KEYS = {
         "next",
     ),
     "digest": ("asks", "about", "email", "whatsapp"),
-    "windows": ("working_hours",),
+    "windows": ("working_hours", "absences"),
     "calendar": ("asks", "next_event", "event_nouns", "cancelled_verbs", "moved_verbs"),
     "removal": ("asks",),
 }

@@ -585,6 +585,11 @@ def _read(label: str, body: str, style: Style) -> Match:
     return combine(found, extra)
 
 
+_ABSENCE = re.compile(phrase_pattern("windows.absences"))
+"""A period of the user's life ("Urlaub", "vacaciones"): a label that names one says when
+the line holds, which only its dates could say."""
+
+
 def _a_proper_name(label: str) -> bool:
     """A label of two words or more, each capitalised but for the small words between
     ("St Aidan's Primary", "Maple Grove Elementary"): someone's name, not a title ("Team
@@ -723,6 +728,15 @@ def compile_rule(rule: Rule) -> CompiledRule:
     return replace(second, rule=rule, corrections=early + fixes)
 
 
+def _absent(text: str) -> tuple[str, ...]:
+    """The words of a period of the user's life that open a line as its label ("Urlaub: …",
+    "Vacaciones: nada de Jira"): they say when the line holds, which only dates could say."""
+    label, colon, _ = text.partition(":")
+    if not colon or len(label.split()) > 3:
+        return ()
+    return tuple(w for w in words(label) if _ABSENCE.fullmatch(w))
+
+
 def _faithful(compiled: CompiledRule) -> CompiledRule:
     parts = (compiled.scope, compiled.condition, compiled.negated, *compiled.exclusions)
     folded = tuple(dict.fromkeys(w for m in parts for w in m.all_unread()))
@@ -734,6 +748,7 @@ def _faithful(compiled: CompiledRule) -> CompiledRule:
         if any(_names(m) for m in parts):  # "il signor Colombo"
             said |= set(phrases("words.titles"))
         folded = tuple(w for w in folded if w not in said)
+    folded += tuple(w for w in _absent(compiled.rule.read_text) if w not in folded)
     if not folded:
         return compiled
     left = as_written(compiled.rule.read_text, folded)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from engine.triage.classifier.text import fold_with_map
-from engine.triage.language import function_words, phrase_pattern, phrase_regex, phrases
+from engine.triage.language import function_words, phrase_pattern, phrase_regex, phrases, weekdays
 from engine.triage.rules.sections import ALWAYS, CUSTOM, NEVER, Section
 from engine.triage.rules.windows import find_window
 
@@ -184,8 +184,8 @@ def _frames(key: str) -> list[re.Pattern[str]]:
 NOTIFY_FRAMES = _frames("predicates.notify_frames")
 NEVER_FRAMES = _frames("predicates.never_frames")
 _UNTIL = (
-    r"(?:\s+(?:until|till|a que|hasta que|bis|jusqu'?a ce que|jusqu'?a|ate que|ate|finche|"
-    r"fino a)\b[^.;]*?)?"
+    r"(?:\s+(?P<until>(?:until|till|a que|hasta que|hasta|bis|jusqu'?a ce que|jusqu'?au|"
+    r"jusqu'?a|ate que|ate|finche|fino a|fino al|tot)\b[^.;]*?))?"
 )
 _NO_LONGER = rf"(?:\s*,?\s*{phrase_pattern('predicates.no_longer')})?"
 """Words after a Never that say "from now on" ("… doesn't matter to me anymore")."""
@@ -407,8 +407,23 @@ def _ending(line: _Line) -> str | None:
                 lead, said = "never notify me about", said[none_of.end() :]
             elif pattern is END_NOTIFY and nothing:  # "Vom Sportverein bitte nichts melden"
                 lead, said = "never notify me about", said[: nothing.start()].strip(" ,:")
+            if "until" in m.re.groupindex and m.group("until"):
+                said += _until(line.span(m, "until"))
             return f"{lead} {said}{_excepted(line.tail(m), lead)}"
     return None
+
+
+def _until(said: str) -> str:
+    """What "… can wait until …" says of when the line holds: until the morning, at night;
+    until a Monday, on weekends; else the words as said, for the reader to read or flag
+    ("until I'm back" is no window it knows)."""
+    low = fold_with_map(said)[0]
+    if re.search(phrase_pattern("dates.morning"), low):
+        return " at night"
+    monday = [d for d, n in weekdays().items() if n == 0]
+    if re.search(rf"(?<![\w'-])(?:{'|'.join(map(re.escape, monday))})(?![\w'-])", low):
+        return " on weekends"
+    return f" {said}"
 
 
 _NONE_OF = re.compile(rf"^\s*{phrase_pattern('words.no_determiners')}\s+", re.I)
