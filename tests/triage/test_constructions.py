@@ -236,3 +236,24 @@ def test_can_wait_until_a_moment_it_cannot_place_is_flagged() -> None:
 def test_a_period_of_the_user_s_life_as_a_label_is_flagged(line: str) -> None:
     rule = _one(line)
     assert not rule.understood  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Parcelforce: only on the day it's actually arriving",
+        "Zalando: solo cuando el paquete ya va con el repartidor",
+        "GLS: nur am Zustelltag",
+        "PostNL: alleen als ze vandaag geleverd worden",
+    ],
+)
+def test_a_delivery_on_its_day_is_a_kind_of_its_own(line: str) -> None:
+    rule = _one(f"## Custom rules\n- {line}")
+    assert rule.understood  # type: ignore[attr-defined]
+    assert rule.condition.kinds == frozenset({"delivery_today"})  # type: ignore[attr-defined]
+    today = make_event(
+        sender={"name": "Parcels", "address": "noreply@example.com"},
+        subject="Your parcel is arriving today",
+        text="It will be delivered today between 10:00 and 12:00.",
+    )
+    assert {"delivery_today", "shipping"} <= set(classify(today).names)

@@ -117,7 +117,7 @@ async def test_the_schema_and_prompt_give_valid_readings_on_the_embedded_model()
         for text in (RULES, "## Always notify\n- Anything my kids' school sends is important\n"):
             (rule,) = compile_rules_text(text)
             out = await model.complete(prompt(rule), schema=READING_SCHEMA, max_tokens=400)
-            answer = json.loads(out.text)
+            answer = json.loads(out.text, strict=False)  # as the engine reads it
             invalid = [e.message for e in validator.iter_errors(answer)]
             assert invalid == [], (text, invalid)
             apply_reading(rule, answer)  # whatever it says, it is read without an error

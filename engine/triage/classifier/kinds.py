@@ -66,6 +66,7 @@ Kind = Literal[
     "share",
     "money_in",
     "report",
+    "delivery_today",
 ]
 
 KIND_NAMES: Final[dict[str, str]] = {
@@ -114,6 +115,7 @@ KIND_NAMES: Final[dict[str, str]] = {
     "share": "files, folders and albums shared with you",
     "money_in": "money you receive (transfers, Bizum, Pix…)",
     "report": "reports and summaries (daily, weekly)",
+    "delivery_today": "deliveries arriving today",
 }
 
 GENERIC: Final[frozenset[str]] = frozenset({"automated", "bulk", "account", "bot"})

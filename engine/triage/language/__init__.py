@@ -125,6 +125,9 @@ PHRASE_KEYS = {
         "share_cues",
         "share_words",
         "share_objects",
+        "delivery_today_cues",
+        "delivery_today_words",
+        "delivery_today_objects",
         "report_cues",
         "report_words",
         "report_objects",
@@ -175,7 +178,15 @@ before it ("mentioning X") where it does not."""
 ONE_OF_KEYS = (("words.possessives_before", "words.possessives_after"),)
 """Tables of which a language fills at least one: its possessives come before the thing
 owned ("his messages", "ses messages") or after it ("mensajes suyos", "mensagens dela")."""
-DATA_KINDS = ("auto_reply", "login_code", "calendar_reply", "share", "money_in", "report")
+DATA_KINDS = (
+    "auto_reply",
+    "login_code",
+    "calendar_reply",
+    "share",
+    "money_in",
+    "report",
+    "delivery_today",
+)
 """Kinds whose message cues and rule words are the language data's alone (``kinds``)."""
 WORDED_KINDS = ("shipping",)
 """Kinds whose message cues are the classifier's lexicon, with rule words in the language data
