@@ -48,7 +48,7 @@ from engine.triage.rules.extract import (
 )
 from engine.triage.rules.kindwords import BEFORE_A_NAME
 from engine.triage.rules.names import is_german, name_list
-from engine.triage.rules.parse import CUSTOM, parse_rules
+from engine.triage.rules.parse import ALWAYS, CUSTOM, NEVER, parse_rules
 from engine.triage.rules.vocab import ROLE_WORDS
 
 
@@ -691,6 +691,9 @@ def read_request(message: str, rules: str = "") -> ReadRequest:
     code = language_of(message)
     if not text or "?" in text or len(text) > 600:
         return ReadRequest((), (), code)
+    kept = _kept_but(text, rules, code)
+    if kept is not None:
+        return kept
     text = _apart(text, rules, code)
     read: list[tuple[str, str, str]] = []
     unread: list[tuple[str, str]] = []
@@ -721,6 +724,34 @@ def read_request(message: str, rules: str = "") -> ReadRequest:
             read.append((section, said, line.reading))
     told = tuple(t for _, t in parse_rules(f"{_defined_in(rules)}{text}\n").notes)
     return ReadRequest(tuple(read), tuple(unread), code, told if read else ())
+
+
+@cache
+def _contrast() -> re.Pattern[str]:
+    return re.compile(rf"[\s,;]+(?:{phrase_pattern('clauses.contrasts')})\s+")
+
+
+def _kept_but(text: str, rules: str, code: str) -> ReadRequest | None:
+    """ "I still want the running club emails but their Sunday newsletter can go", "Da
+    academia quero tudo, menos a newsletter deles, essa nunca": what is kept is said as it
+    is (the user's talk, nothing to add), and what is not is a Never line about the kept
+    sender's messages of that kind; None when the message is not said that way or its Never
+    part does not read in full."""
+    folded, where = fold_with_map(text)
+    m = _contrast().search(folded)
+    if m is None or m.start() == 0 or m.end() >= len(folded):
+        return None
+    head, tail = text[: where[m.start()]].strip(" ,;"), text[where[m.end() - 1] + 1 :].strip()
+    if line_section(head) != ALWAYS or line_section(tail) != NEVER:
+        return None
+    found = compile_rules_text(f"{_defined_in(rules)}{tail}\n")
+    if len(found) != 1:
+        return None
+    rule = _with_antecedent(found[0], _antecedent(f"{head}.", code), code)
+    if not rule.understood or _vague(rule) or _possessive(rule, code) or _pronoun_named(rule):
+        return None
+    line = explain_rule(rule, language=code)
+    return ReadRequest(((NEVER, rule.rule.text, line.reading),), (), code, (head,))
 
 
 def _with_names_capitalised(rule: CompiledRule) -> CompiledRule:

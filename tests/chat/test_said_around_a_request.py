@@ -61,3 +61,27 @@ def test_a_label_with_a_title_names_who_the_line_is_about(said: str, reading: st
     request = read_request(said)
     assert request.unread == ()
     assert [r for _, _, r in request.read] == [reading]
+
+
+def test_what_is_kept_is_talk_and_what_is_not_is_a_never_line() -> None:
+    request = read_request(
+        "Dalla palestra Vitaforma voglio sempre tutto, tranne la loro newsletter "
+        "'Vitaforma News', quella mai"
+    )
+    assert [(s, r) for s, _, r in request.read] == [
+        ("never", "Non avvisare mai: da Vitaforma News")
+    ]
+    assert request.talk == ("Dalla palestra Vitaforma voglio sempre tutto",)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Benachrichtige mich nie über Lidl",
+        "Sag mir nie Bescheid über Lidl",
+        "Avísame nunca de Lidl",
+    ],
+)
+def test_a_negation_after_a_word_for_telling_is_never(said: str) -> None:
+    request = read_request(said)
+    assert [s for s, _, _ in request.read] == ["never"]

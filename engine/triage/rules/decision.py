@@ -133,9 +133,10 @@ _MORE = r"(?:\s*,\s*(?P<more>[^.;:]+?))?"
 
 
 def _said_after_a_comma(key: str) -> str:
-    """A decision said after a comma, as the last word ("Publicidad y boletines, nunca"):
-    a word of four letters or more ("never", "siempre"), not "no" or "ja"."""
-    strong = [phrase_regex(p) for p in phrases(key) if len(p) >= 4 and " " not in p]
+    """A decision said after a comma, as the last words ("Publicidad y boletines, nunca",
+    "la newsletter, quella mai"): opening with a word of four letters or more ("never",
+    "siempre", "quella"), not "no" or "ja"."""
+    strong = [phrase_regex(p) for p in phrases(key) if len(p.split()[0]) >= 4]
     return rf",(?=\s*(?:{'|'.join(strong)})(?![\w'-]))"
 
 
@@ -278,6 +279,9 @@ def _framed(line: _Line) -> str | None:
             m = frame.match(line.low)
             if m and m.group("subject").strip():
                 subject = line.span(m, "subject")
+                negated = _NEGATION_FIRST.match(fold_with_map(subject)[0])
+                if lead.startswith("notify") and negated:  # "sag mir nie Bescheid über …"
+                    lead, subject = "never notify me about", subject[negated.end() :]
                 rest = (
                     line.text[line.folded[1][m.start("rest")] :] if m.group("rest").strip() else ""
                 )
@@ -472,7 +476,15 @@ def _opening(line: _Line) -> str | None:
         # the sentence before named; read as about nothing yet (a file flags it)
         return f"{alone[0][1]} "
     m, lead = max(found, key=lambda f: f[0].end())
-    return f"{lead} {line.after(m)}"
+    after = line.after(m)
+    negated = _NEGATION_FIRST.match(fold_with_map(after)[0])
+    if lead.startswith("notify") and negated:  # "Benachrichtige mich nie über Lidl"
+        lead, after = "never notify me about", after[negated.end() :]
+    return f"{lead} {after}"
+
+
+_NEGATION_FIRST = re.compile(rf"^\s*{_NEGATION}(?:\s+{_ANY_MORE})?\b\s*")
+"""A negation right after a word for telling turns it round: "sag mir nie Bescheid über …"."""
 
 
 QUOTED_NAME = re.compile(r"[\"“”„«»'‘’][^\"“”„«»'‘’]{1,80}[\"“”„«»'‘’]")
@@ -592,6 +604,12 @@ def read_decision(text: str) -> tuple[str, Decision | None]:
         return _strip_lead(text, never.end()), Decision(NEVER)
     always = re.match(rf"^\s*(?:please\s+)?(?:{POS})\b", low, re.I)
     if always:
+        negated = _NEGATION_FIRST.match(low[always.end() :])
+        if negated:  # "Tell me never about …", "Avísame nunca de …"
+            return _strip_lead(text, always.end() + negated.end()), Decision(NEVER)
+        if re.search(rf"\b{_NEGATION}\b", low[: always.end()]):  # "Sag mir nie Bescheid …"
+            body = re.sub(rf"\b{_NEGATION}\b\s*", "", _strip_lead(text, always.end()), count=1)
+            return body, Decision(NEVER)
         return _strip_lead(text, always.end()), Decision(ALWAYS)
     if re.search(r"\bonly\s+(?:notify|tell|alert|ping|let)\b|\bnur\s+benachrichtig", low):
         return text, Decision(CUSTOM)
