@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 import re
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -81,6 +82,7 @@ PHRASE_KEYS = {
         "lead_ins",
         "consequences",
         "contrasts",
+        "every_time",
         "conditions",
         "courtesies",
         "asking",
@@ -322,6 +324,33 @@ def phrase_pattern(key: str, *, in_compounds: bool = False) -> str:
     """A regular expression (for folded text) matching any phrase of a table, as whole
     words; spaces in a phrase match any run of spaces, an apostrophe is optional. With
     ``in_compounds`` a phrase may also end a hyphenated compound ("Apple-Geschenkkarten")."""
-    parts = [phrase_regex(p) for p in phrases(key)]
     left = r"(?<![\w'])" if in_compounds else r"(?<![\w'-])"
-    return left + "(?:" + "|".join(parts) + r")(?![\w'-])"
+    return left + "(?:" + alternation(phrases(key)) + r")(?![\w'-])"
+
+
+def alternation(said: Iterable[str]) -> str:
+    """Folded phrases as one regular expression, built as a tree of their words ("stop
+    telling me", "stop pinging me" → "stop (?:telling|pinging) me"): the thousands of
+    phrases the ``[compose]`` tables make compile in a moment and match without trying each
+    in turn. At each word the longer way on is tried first, as the phrases longest first
+    were."""
+    tree: dict[str, Any] = {}
+    for phrase in said:
+        node = tree
+        for word in phrase.split():
+            node = node.setdefault(word, {})
+        node[""] = {}
+    return _branches(tree)
+
+
+def _branches(node: dict[str, Any]) -> str:
+    words = sorted((w for w in node if w), key=lambda w: (-len(w), w))
+    parts = []
+    for word in words:
+        rest = node[word]
+        said = re.escape(word).replace("'", "['’]?")
+        if any(rest):
+            more = rf",?\s+{_branches(rest)}"
+            said += f"(?:{more})?" if "" in rest else more
+        parts.append(said)
+    return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"

@@ -9,7 +9,14 @@ from dataclasses import dataclass
 from typing import Final
 
 from engine.triage.classifier.text import fold_with_map
-from engine.triage.language import function_words, phrase_pattern, phrase_regex, phrases, weekdays
+from engine.triage.language import (
+    alternation,
+    function_words,
+    phrase_pattern,
+    phrase_regex,
+    phrases,
+    weekdays,
+)
 from engine.triage.rules.sections import ALWAYS, CUSTOM, NEVER, Section
 from engine.triage.rules.windows import find_window
 
@@ -157,8 +164,7 @@ def _closing(end_key: str, start_key: str) -> str:
     not one that ends on a word leading to what it is about ("avísame de", "sag mir
     Bescheid, wenn")."""
     opening = [p for p in phrases(start_key) if p.split()[-1] not in function_words()]
-    said = sorted({*phrases(end_key), *opening}, key=lambda p: (-len(p), p))
-    return r"(?<![\w'-])(?:" + "|".join(phrase_regex(p) for p in said) + r")(?![\w'-])"
+    return r"(?<![\w'-])(?:" + alternation({*phrases(end_key), *opening}) + r")(?![\w'-])"
 
 
 END_NOTIFY = re.compile(
@@ -173,11 +179,17 @@ ONLY_WHEN = re.compile(
 
 def _frames(key: str) -> list[re.Pattern[str]]:
     """A frame around the line's subject: "keep {} away from me", "{} I can live without"."""
-    out = []
-    for frame in phrases(key):
+    afters: dict[str, set[str]] = {}
+    for frame in phrases(key):  # one pattern for all the frames that open alike
         before, _, after = frame.partition("{}")
-        lead = rf"^\s*(?:and\s+)?{phrase_regex(before)}\s+" if before.strip() else r"^\s*"
-        tail = rf"[\s,]+{phrase_regex(after)}" if after.strip() else ""
+        afters.setdefault(before.strip(), set()).add(after.strip())
+    out = []
+    for before in sorted(afters, key=lambda b: (-len(b), b)):
+        lead = rf"^\s*(?:and\s+)?{phrase_regex(before)}\s+" if before else r"^\s*"
+        said = {a for a in afters[before] if a}
+        tail = rf"[\s,]+(?:{alternation(said)})" if said else ""
+        if said and "" in afters[before]:
+            tail = f"(?:{tail})?"
         out.append(re.compile(rf"{lead}(?P<subject>.+?){tail}(?P<rest>(?![\w'-]).*)$"))
     return out
 
@@ -476,7 +488,7 @@ def _opening(line: _Line) -> str | None:
         # the sentence before named; read as about nothing yet (a file flags it)
         return f"{alone[0][1]} "
     m, lead = max(found, key=lambda f: f[0].end())
-    after = line.after(m)
+    after = _strip_lead(line.after(m), 0)  # "stop pinging me about …", "… every time …"
     negated = _NEGATION_FIRST.match(fold_with_map(after)[0])
     if lead.startswith("notify") and negated:  # "Benachrichtige mich nie über Lidl"
         lead, after = "never notify me about", after[negated.end() :]
@@ -708,14 +720,19 @@ def _restricts(text: str) -> bool:
 def _strip_lead(text: str, end: int) -> str:
     """ "Never notify me about WhatsApp …" → "WhatsApp …"."""
     rest = text[end:]
-    rest = re.sub(
-        r"^\s*(?:me\s+)?(?:about|of|when|if|that|on|for|sobre|de|cuando|que|si|uber|wenn|"
-        r"dass|quand|lorsque|sur|quando|se|di|su)\b",
-        " ",
-        rest,
-        flags=re.I,
-    )
+    folded, where = fold_with_map(rest)
+    m = _LEAD.match(folded)
+    if m and m.end() < len(folded):
+        rest = rest[where[m.end()] :]
     return rest.strip(" ,.;:")
+
+
+_LEAD = re.compile(
+    r"^(?:\s*(?:me\s+)?(?:about|of|when|if|that|on|for|sobre|de|cuando|que|si|uber|wenn|"
+    rf"dass|quand|lorsque|sur|quando|se|di|su|{phrase_pattern('clauses.every_time')})(?![\w'-]))+"
+)
+"""The words between a decision said first and what it is about ("… about", "… every
+time", "… cada vez que")."""
 
 
 def line_section(text: str) -> Section | None:

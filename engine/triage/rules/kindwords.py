@@ -26,6 +26,9 @@ class KindWord:
     role: Role
     a_name: bool = False
     """The phrase is a name too (a payment app): read as the kind, never kept from names."""
+    built: bool = False
+    """The pattern is built of other tables (a journey and what happens to it, with the
+    function words between): its own words are those tables', not words of a kind."""
 
 
 BEFORE_A_NAME = frozenset(
@@ -86,7 +89,7 @@ def _travel_change() -> KindWord:
     changes = rf"{change}(?:{between}{change})*"  # "se retrasa o lo cancelan"
     nouns = rf"(?:{noun}{between})*{noun}"  # "flight or train delays"
     rx = re.compile(rf"{nouns}{between}{changes}|{changes}{between}{noun}")
-    return KindWord(rx, frozenset({"travel_change"}), "what")
+    return KindWord(rx, frozenset({"travel_change"}), "what", built=True)
 
 
 # Order matters: the first phrases read take their words out of the line.
@@ -862,7 +865,7 @@ def vocabulary() -> set[str]:
     """Every word the patterns above take on its own ("receipts", "Rabatte"): such a word is
     never a name nor a topic."""
     found: set[str] = set()
-    for entry in (e for e in KIND_WORDS if not e.a_name):
+    for entry in (e for e in KIND_WORDS if not e.a_name and not e.built):
         for word in re.findall(r"[a-z']{3,}", entry.pattern.pattern):
             for form in (word, word + "s", word + "es"):
                 if any(e.pattern.fullmatch(form) for e in KIND_WORDS if not e.a_name):
