@@ -38,7 +38,7 @@ PROVIDERS_AND_OFFICES = {
     "protonmail", "fastmail", "posteo", "gmx", "libero", "laposte", "orange", "btinternet",
     "eircom", "microsoft", "apple", "web",  # WEB.DE
     # public offices and services whose mail every resident may get
-    "gouv", "urssaf", "seg-social", "redsara", "correios", "royalmail", "fedex", "seur",
+    "gouv", "urssaf", "seg-social", "redsara", "correios", "royalmail", "fedex", "seur", "hmrc",
     "myhermes", "whatsapp",
     # services of a kind the classifier documents beside its registry
     "docusign", "dropbox", "zoom", "substack", "paypal", "booking", "tripadvisor",
@@ -51,12 +51,13 @@ PROVIDERS_AND_OFFICES = {
 ORDINARY_WORDS = {
     "email", "list", "news", "work", "school", "travel", "weekly", "digest", "spam", "other",
     "watch", "imap", "delta", "medium", "messe", "servizi", "cartorio", "orange", "post",
-    "booking", "uber", "bahn", "home", "state", "acesso", "tikkie", "subito", "miro",
+    "booking", "uber", "bahn", "home", "state", "acesso", "tikkie", "subito", "miro", "target",
 }  # fmt: skip
 """Words of the engine's vocabularies (or of its code) that are also a test domain's name:
 "state" (travel.state.gov), "acesso" (Portuguese for a sign-in, acesso.gov.br), "tikkie"
 (Dutch for a payment request, the scam table's word, tikkie.me), "subito" (Italian for "at
-once", subito.it), "miro" (Spanish for "I look", miro.com)."""
+once", subito.it), "miro" (Spanish for "I look", miro.com), "target" (a word of the code: a
+link's target, a backup's target; target.com)."""
 
 
 RESERVED = {"127.0.0.1", "g.us", "s.whatsapp.net", "example.com", "example.org", "example.net"}
