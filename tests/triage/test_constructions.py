@@ -279,3 +279,31 @@ def test_phrases_make_one_tree_of_their_words() -> None:
 )
 def test_a_telling_said_with_no_is_never(line: str) -> None:
     assert _one(line).rule.section == NEVER  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("line", "chat"),
+    [
+        ("The Hillside Choir 2026-27 group", "Hillside Choir 2026-27"),
+        ("Grupo Clase 4B", "Clase 4B"),
+    ],
+)
+def test_a_group_s_name_keeps_its_season_or_class(line: str, chat: str) -> None:
+    rule = _one(f"## Never notify\n- {line}")
+    assert rule.understood  # type: ignore[attr-defined]
+    assert chat in (*rule.scope.names, *rule.scope.chats)  # type: ignore[attr-defined]
+
+
+def test_a_german_compound_bill_is_a_receipt_and_a_call_me_asks() -> None:
+    bill = make_event(
+        sender={"name": "Stadtwerke", "address": "billing@example.com"},
+        subject="Ihre Jahresabrechnung und Abschlagsrechnung",
+        text="Betrag 86,00 €.",
+    )
+    assert "receipt" in classify(bill).names
+    mum = make_event(
+        sender={"name": "Mamá", "address": "mama@example.org"},
+        subject="Hola",
+        text="Llámame cuando puedas, es sobre lo del sábado",
+    )
+    assert "asks" in classify(mum).names

@@ -166,7 +166,7 @@ RECEIPT = Cues(
         r"compra confirmada",
         r"gracias por tu (?:compra|pedido)",
         # de
-        r"rechnung",
+        r"\w*rechnung",
         r"quittung",
         r"beleg",
         r"zahlungsbestatigung",
@@ -1072,6 +1072,9 @@ ASKS = _rx(
     r"podrias",
     r"podria",
     r"me (?:mandas|envias|confirmas|dices|llamas|avisas|ayudas|recoges|puedes)",
+    r"llamame",
+    r"contestame",
+    r"escribeme",
     r"necesito",
     r"dime",
     r"te parece",

@@ -92,6 +92,10 @@ def _titles_lookbehind() -> str:
 _NOT_A_TITLE = _titles_lookbehind()
 
 
+_NAME_NUMBER = re.compile(r"\d{4}[-/]\d{2,4}|\d+[A-Za-z]|[A-Za-z]+\d+")
+"""The number a group's or a team's name ends with: a season, a class, an age group."""
+
+
 def name_list(text: str) -> list[str]:
     """Capitalised names in ``text``, split on commas, and/or, slashes: "Facebook and
     Instagram" → two names; "Herrera & Lutz", "Colégio Santa Cruz" → one each."""
@@ -108,6 +112,8 @@ def name_list(text: str) -> list[str]:
             if _is_name_token(token, tokens[i - 1] if i else ""):
                 current += [*pending, token]
                 pending = []
+            elif current and not pending and _NAME_NUMBER.fullmatch(token):
+                current.append(token)  # "PTA Committee 2026-27", "Clase 3B", "Jugend U12"
             elif current and fold(token) in _NAME_JOINERS:
                 pending.append(token)
             else:
