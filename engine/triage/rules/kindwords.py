@@ -864,10 +864,12 @@ def is_kind_word(token: str, fold: Callable[[str], str]) -> bool:
 def vocabulary() -> set[str]:
     """Every word the patterns above take on its own ("receipts", "Rabatte"): such a word is
     never a name nor a topic."""
-    found: set[str] = set()
-    for entry in (e for e in KIND_WORDS if not e.a_name and not e.built):
-        for word in re.findall(r"[a-z']{3,}", entry.pattern.pattern):
-            for form in (word, word + "s", word + "es"):
-                if any(e.pattern.fullmatch(form) for e in KIND_WORDS if not e.a_name):
-                    found.add(form)
-    return found
+    forms = {
+        form
+        for entry in KIND_WORDS
+        if not entry.a_name and not entry.built
+        for word in re.findall(r"[a-z']{3,}", entry.pattern.pattern)
+        for form in (word, word + "s", word + "es")
+    }
+    patterns = [e.pattern for e in KIND_WORDS if not e.a_name]
+    return {form for form in forms if any(p.fullmatch(form) for p in patterns)}
