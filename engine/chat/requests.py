@@ -698,7 +698,7 @@ def read_request(message: str, rules: str = "") -> ReadRequest:
     read: list[tuple[str, str, str]] = []
     unread: list[tuple[str, str]] = []
     antecedent: str | None = None
-    for first in compile_rules_text(f"{_defined_in(rules)}{text}\n"):
+    for first in compile_rules_text(f"{_defined_in(rules)}{text}\n", said_in_chat=True):
         before = text[: max(0, text.find(first.rule.text))]
         if antecedent is None:
             antecedent = _antecedent(before, code)
@@ -722,7 +722,8 @@ def read_request(message: str, rules: str = "") -> ReadRequest:
             unread.append((said, _vague_words(code)))
         else:
             read.append((section, said, line.reading))
-    told = tuple(t for _, t in parse_rules(f"{_defined_in(rules)}{text}\n").notes)
+    told_apart = parse_rules(f"{_defined_in(rules)}{text}\n", said_in_chat=True)
+    told = tuple(t for _, t in told_apart.notes)
     return ReadRequest(tuple(read), tuple(unread), code, told if read else ())
 
 

@@ -185,4 +185,5 @@ def test_bulk_mail_is_a_kind():
 def test_a_label_before_a_leading_answer_must_be_read_too():
     (vip,) = compile_rules_text("VIP, altijd melden: mijn vrouw Eva\n")
     assert vip.rule.section == "always" and vip.understood
-    assert compile_rules_text("Foo Bar, always: Anna\n") == []  # "Foo Bar" would be dropped
+    (foo,) = compile_rules_text("Foo Bar, always: Anna\n")  # "Foo Bar" would be dropped
+    assert not foo.understood and "always" in foo.unread  # flagged, never shown as talk

@@ -115,6 +115,8 @@ PHRASE_KEYS = {
         "anything",
         "every",
         "indefinite",
+        "decisions",
+        "because",
     ),
     "amounts": ("over", "under", "words", "currencies"),
     "kinds": (

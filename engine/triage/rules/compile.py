@@ -46,7 +46,7 @@ from engine.triage.language import (
     phrases,
 )
 from engine.triage.rules.clauses import Parts, sentences, take_apart
-from engine.triage.rules.decision import Decision, read_decision
+from engine.triage.rules.decision import NEGATION, Decision, read_decision
 from engine.triage.rules.extract import (
     BRAND,
     JOIN_WORDS,
@@ -743,7 +743,8 @@ def _faithful(compiled: CompiledRule) -> CompiledRule:
     if folded:  # a word read in one part of the line is read ("Groupe « Équipe » : … l'équipe")
         said = set(words(" ".join(p for m in parts for p in _said(m))))
         if any(m.has_identity() for m in parts):
-            said |= identity_words() - joined_roles(compiled.rule.read_text)
+            roles = identity_words() - joined_roles(compiled.rule.read_text)
+            said |= {w for w in roles if not _SAID_NOT.fullmatch(w)}  # nl "nicht", de "nicht"
         said |= _objects_of({k for m in parts for k in _kinds_in(m)})
         if any(_names(m) for m in parts):  # "il signor Colombo"
             said |= set(phrases("words.titles"))
@@ -833,6 +834,22 @@ def _compound_apart(m: re.Match[str]) -> str:
     return f"{last} von {first.replace('-', ' ')}"
 
 
+_SAID_NOT = re.compile(
+    rf"(?<![\w'-])(?:{NEGATION}|niet|nooit|niemals|{phrase_pattern('words.nothing')}|"
+    rf"{phrase_pattern('words.no_determiners')}|{phrase_pattern('words.decisions')})(?![\w'-])"
+)
+"""A negation or a word that decides, said in a line ("Arbeitskram gar nicht", "… wie
+immer"): where no decision took it, it is a word of the line left unread, not a function
+word to skip."""
+
+
+def _unplaced_negation(text: str, scope: Match) -> Match:
+    said = _SAID_NOT.search(fold(text))
+    if said is None:
+        return scope
+    return replace(scope, unread=(*scope.unread, *words(said.group(0))))
+
+
 def _custom_rule(rule: Rule, text: str) -> CompiledRule:
     split = _split_restrictive(text)
     if split is None:
@@ -842,6 +859,8 @@ def _custom_rule(rule: Rule, text: str) -> CompiledRule:
         scope = parse_fragment(
             _drop_verbs(_NEGATIVE.sub(" ", rest)), german=style.german, casual=style.casual
         )
+        if action == "notify":
+            scope = _unplaced_negation(rest, scope)
         problem = _problem(rule.read_text, scope)
         return CompiledRule(
             rule, scope, action, window=window, understood=problem is None, problem=problem
@@ -893,14 +912,16 @@ def compile_rules(rules: list[Rule]) -> list[CompiledRule]:
 
 
 @lru_cache(maxsize=32)
-def _compile_text(digest: str, text: str) -> tuple[CompiledRule, ...]:
-    parsed = parse_rules(text)
+def _compile_text(digest: str, text: str, said: bool) -> tuple[CompiledRule, ...]:
+    parsed = parse_rules(text, said_in_chat=said)
     for problem in parsed.skipped:  # logged once per version of the file
         log.error("rules %s", problem)
     return tuple(compile_rules(parsed.rules))
 
 
-def compile_rules_text(text: str) -> list[CompiledRule]:
+def compile_rules_text(text: str, *, said_in_chat: bool = False) -> list[CompiledRule]:
     """The compiled rules of a whole rules file, cached by its content hash: an unchanged
-    file is not parsed again, an edited one takes effect on the next tick."""
-    return list(_compile_text(hashlib.sha256(text.encode("utf-8")).hexdigest(), text))
+    file is not parsed again, an edited one takes effect on the next tick.
+    ``said_in_chat``: the text is a chat message (``parse_rules``)."""
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return list(_compile_text(digest, text, said_in_chat))

@@ -91,16 +91,19 @@ _NEGATION = (
     r"(?:never|not|no|don'?t|do not|doesn'?t|does not|isn'?t|aren'?t|won'?t|shouldn'?t|"
     r"nie|nicht|nunca|jamais|pas|mai|non|nao)"
 )
+NEGATION: Final = _NEGATION
 _END = r"\s*[.!]*\s*$"
 _EXCEPT = (
     r"(?:unless|except(?: when| if)?|but not|but only (?:if|when)|only if|only when|a menos que|"
     r"but yes (?:if|when)|pero si (?:si|cuando)|aber ja,? wenn|mais oui si|mas sim se|ma si se|"
     r"salvo(?: que| cuando| si)?|excepto|pero solo (?:si|cuando)|solo si|es sei denn|"
     r"ausser(?: wenn)?|aber nur wenn|nur wenn|sauf(?: si| quand)?|mais seulement (?:si|quand)|"
-    r"seulement si|a nao ser que|menos quando|exceto|mas so (?:se|quando)|so se|"
+    r"seulement si|a nao ser que|menos (?:quando|se|aos?|as?|os?|nos?|nas?)|exceto|"
+    r"mas so (?:se|quando)|so se|"
     r"tranne(?: quando| se)?|a meno che|ma solo (?:se|quando)|solo se|tenzij|"
     r"behalve(?: als| wanneer)?|maar alleen als)"
 )
+EXCEPT: Final = _EXCEPT
 _TAIL = rf"(?:(?:[\s,;]|\s[—–-]{{1,2}})+(?P<tail>{_EXCEPT}\b.*?))?"
 WIDENING = (
     r"(?:(?:even|including|meme|aunque|incluso|auch|selbst|anche|perfino|mesmo|ate)\b"
@@ -124,7 +127,7 @@ _TELL = (
 )
 _INTENSIFY = rf"(?:\s*,?\s*{phrase_pattern('predicates.intensifiers')})*"
 """Words after a decision that change nothing: "should come through right away"."""
-_REASON = rf"(?:\s*[,;:—–-]+\s*{phrase_pattern('predicates.reasons')}[^.;]*)?"
+_REASON = rf"(?:\s*[,;:—–-]+\s*{phrase_pattern('predicates.reasons')}[^.;]*?)?"
 """Why, after the decision: "…: never, I'll book those myself"."""
 CONDITION_ANSWER = re.compile(rf"\s*(?::|\s[—–-]{{1,2}})\s*{_ONLY_WHEN}\s+(?P<cond>.+?){_END}")
 TOLD_ONLY_WHEN = re.compile(
@@ -142,9 +145,10 @@ _MORE = r"(?:\s*,\s*(?P<more>[^.;:]+?))?"
 def _said_after_a_comma(key: str) -> str:
     """A decision said after a comma, as the last words ("Publicidad y boletines, nunca",
     "la newsletter, quella mai"): opening with a word of four letters or more ("never",
-    "siempre", "quella"), not "no" or "ja"."""
+    "siempre", "quella"), or a shorter one that ends the line ("…, non merci", "…, no")."""
     strong = [phrase_regex(p) for p in phrases(key) if len(p.split()[0]) >= 4]
-    return rf",(?=\s*(?:{'|'.join(strong)})(?![\w'-]))"
+    short = [phrase_regex(p) for p in phrases(key) if len(p.split()[0]) < 4]
+    return rf",(?=\s*(?:{'|'.join(strong)})(?![\w'-])|\s*(?:{'|'.join(short)})\s*[.!]*\s*$)"
 
 
 ANSWER_NOTIFY = re.compile(
@@ -595,7 +599,7 @@ def read_decision(text: str) -> tuple[str, Decision | None]:
     """The line without the words of its own decision, and that decision (None when the
     line says none: its heading decides)."""
     text = _ARROW.sub(" — ", without_courtesies(text))
-    listed = _examples_after_a_dash(text)
+    listed = _examples_after_a_dash(text) or _decided_in_the_label(text)
     if listed is not None:
         return listed
     opened = _window_first(text)
@@ -629,6 +633,26 @@ def read_decision(text: str) -> tuple[str, Decision | None]:
     if no and not re.search(RESTRICTIVE, low):
         return _strip_lead(text, no.end()), Decision(NEVER)
     return _window_last(text) or (text, None)
+
+
+_LABEL_ASIDE = re.compile(
+    r"^(?P<label>[^():\n]{1,40}?)\s*\((?P<aside>[^()]{1,120})\)\s*:\s*(?P<body>\S.*)$"
+)
+
+
+def _decided_in_the_label(text: str) -> tuple[str, Decision] | None:
+    """A category whose label says its decision in parentheses, as peer products describe
+    theirs ("The Feed (mai avvisi, le leggo io quando ho tempo): newsletter, Behance",
+    "Caixa de entrada (me avisa na hora): …"): the decision is the list's, what else the
+    aside says is why, and the label names the category."""
+    m = _LABEL_ASIDE.match(text)
+    if m is None or read_decision(m.group("body"))[1] is not None:
+        return None
+    for clause in m.group("aside").split(","):
+        rest, decision = read_decision(f"x: {clause.strip()}")
+        if decision is not None and not decision.conditional and rest.strip(" .,:;") == "x":
+            return f"{m.group('label').strip()}: {m.group('body')}", decision
+    return None
 
 
 _DASHED_LIST = re.compile(r"\s[—–-]{1,2}\s+(?P<list>[^—–.;:()]+?)[\s.!…]*$")

@@ -18,12 +18,20 @@ import re
 from dataclasses import dataclass, field, replace
 
 from engine.triage.classifier import fold
-from engine.triage.language import phrase_pattern
+from engine.triage.language import alternation, phrase_pattern, phrases
 from engine.triage.rules.clauses import CATCH_ALL, sentences
-from engine.triage.rules.decision import ONLY_IF, OTHERWISE, RESTRICTIVE, WIDENING, line_section
+from engine.triage.rules.decision import (
+    EXCEPT,
+    ONLY_IF,
+    OTHERWISE,
+    RESTRICTIVE,
+    WIDENING,
+    line_section,
+)
 from engine.triage.rules.definitions import Definition, read_definition, with_definitions
 from engine.triage.rules.extract import JOIN_WORDS, parse_fragment
 from engine.triage.rules.sections import ALWAYS, CUSTOM, NEVER, Section
+from engine.triage.rules.windows import find_window
 
 __all__ = [
     "ALWAYS",
@@ -126,12 +134,17 @@ def heading(line: str) -> tuple[int, str] | None:
     return len(m.group(1)), title
 
 
-def parse_rules(text: str) -> RuleSet:
+def parse_rules(text: str, *, said_in_chat: bool = False) -> RuleSet:
+    """The rules of a rules file. ``said_in_chat``: the text is a chat message, where a
+    sentence that restricts or says a word that decides, but no decision the reader
+    places, is what the user tells ("Yannick m'écrit pour rien.", "…, der schickt nur noch
+    Sprachnachrichten"), not a line of a file to flag."""
     rules: list[Rule] = []
     skipped: list[str] = []
     notes: list[tuple[int, str]] = []
     between: list[tuple[int, str]] = []  # prose under a heading: no rule, maybe a definition
     section: Section | None = None
+    previous = 0  # the last line that held words
     for number, line in enumerate(text.splitlines(), start=1):
         head = heading(line)
         if head is not None:
@@ -148,14 +161,13 @@ def parse_rules(text: str) -> RuleSet:
             section = classify_heading(label.group(1))
             continue
         rule = bullet.group(1) if bullet else plain
+        went_on = rules and rules[-1].line_number == previous and _goes_on(rules, rule)
+        previous = number
+        if went_on:
+            continue
         pieces = decided_sentences(rule, prose=section is None and not bullet)
         if pieces is not None:
-            talk, decided = pieces
-            if section is None:
-                notes += [(number, t) for t in talk]
-            elif talk:
-                rules.append(Rule(section, " ".join(talk), number))
-            rules += [Rule(own, t, number) for own, t in decided]
+            _sentences_read(pieces, section, number, rules, notes, said_in_chat)
             continue
         if len(rule) > MAX_RULE_CHARS:
             if bullet or section is not None:
@@ -173,10 +185,74 @@ def parse_rules(text: str) -> RuleSet:
         elif section is not None and _DESCRIPTIVE.match(plain):
             rules.append(Rule(section, plain, number))
         elif section is None:
-            notes.append((number, plain))
+            _talk_or_rule(plain, number, rules, notes, said_in_chat)
         else:
             between.append((number, plain))
     return _defined(RuleSet(rules, skipped, notes), between)
+
+
+def _sentences_read(
+    pieces: tuple[list[str], list[tuple[Section, str]]],
+    section: Section | None,
+    number: int,
+    rules: list[Rule],
+    notes: list[tuple[int, str]],
+    said_in_chat: bool,
+) -> None:
+    """The sentences of one line (``decided_sentences``) added to the file's rules and notes:
+    under a heading what they say first qualifies the section's rule."""
+    talk, decided = pieces
+    if section is None:
+        for t in talk:
+            _talk_or_rule(t, number, rules, notes, said_in_chat)
+    elif talk:
+        rules.append(Rule(section, " ".join(talk), number))
+    rules += [Rule(own, t, number) for own, t in decided]
+
+
+def _goes_on(rules: list[Rule], line: str) -> bool:
+    """A line that opens with an exception goes on with the rule of the line before it
+    ("Work email only during working hours" / "Except Sophie, she can write whenever")."""
+    if not _EXCEPTION_OPENS.match(fold(line)):
+        return False
+    said = rules[-1].text.rstrip(".!")
+    rules[-1] = replace(rules[-1], text=f"{said}, {line[0].lower()}{line[1:]}")
+    return True
+
+
+def _talk_or_rule(
+    sentence: str,
+    number: int,
+    rules: list[Rule],
+    notes: list[tuple[int, str]],
+    said_in_chat: bool,
+) -> None:
+    """A sentence of prose that states no decision: a custom rule when it restricts one or
+    says a word that decides (``_restricted``), else the user talking."""
+    if _restricted(sentence, said_in_chat):
+        rules.append(Rule(CUSTOM, sentence, number))
+    else:
+        notes.append((number, sentence))
+
+
+_RESTRICTED = re.compile(RESTRICTIVE)
+
+
+def _restricted(sentence: str, said_in_chat: bool = False) -> bool:
+    """A sentence of prose that says no decision the reader places but restricts one
+    ("PayPal nur wenn eine Zahlung nicht durchgeht", "Work email only during working hours",
+    "Après 21h, plus rien sauf Julien") or says a word that decides: a custom rule, read as
+    "notify … only if" or flagged, not talk."""
+    said = fold(sentence)
+    if said_in_chat or said.endswith("?"):
+        return False
+    return bool(_RESTRICTED.search(said) or _DECIDES.search(said))
+
+
+_DECIDING = phrase_pattern("words.decisions")
+_DECIDES = re.compile(rf"(?<![\w'-])(?:{_DECIDING})(?![\w'-])")
+"""A word that decides ("immer", "rien"): in a rules file, a sentence saying one is read as
+a rule, and flagged where the reader cannot place it, never shown as talk."""
 
 
 def _defined(parsed: RuleSet, between: list[tuple[int, str]]) -> RuleSet:
@@ -257,8 +333,9 @@ def _reasoned(sentence: str, *, prose: bool = False) -> list[str]:
         return [sentence]
     for m in _REASON_AFTER.finditer(folded):
         head, tail = sentence[: m.start()].strip(" ,;:"), sentence[m.end() :].strip()
-        if head and tail and line_section(head) is not None and line_section(tail) is None:
-            return [head, tail]
+        reason = _EXCEPTION_AFTER.split(tail, maxsplit=1)[0]
+        if head and tail and line_section(head) is not None and _a_reason(reason):
+            return _exception_kept(head, tail)
     for m in _CLAUSE_AFTER.finditer(folded) if prose else ():
         if folded[: m.start()].count("(") > folded[: m.start()].count(")"):
             continue  # "(weekdays, 9 to 6)": inside an aside, no clause ends
@@ -266,6 +343,42 @@ def _reasoned(sentence: str, *, prose: bool = False) -> list[str]:
         if head and tail and line_section(head) is not None and _only_talk(tail):
             return [head, tail]
     return [sentence]
+
+
+_BECAUSE = re.compile(
+    rf"^\s*(?:{phrase_pattern('words.because')}|"
+    rf"{alternation({p for p in phrases('predicates.reasons') if ' ' in p})})(?![\w'-])"
+)
+"""How a reason opens for sure: a word for "because", or a reason's opening of several
+words ("der schickt", "no para de")."""
+
+
+def _a_reason(clause: str) -> bool:
+    """A clause after an instruction that says why, not what else ("…, li vedo già sul
+    telefono", not "…, le notifiche di Instagram"): it states no decision and names no
+    sender, group or kind of message."""
+    if line_section(clause) is not None:
+        return False
+    if _BECAUSE.match(fold(clause)):  # "…, want Bram (de hond) is net geopereerd"
+        return True  # and "…, der schickt nur noch Sprachnachrichten"
+    found = parse_fragment(clause)
+    first = clause.split()[0] if clause.split() else ""
+    named = [n for n in found.names if n[:1].isupper() and n != first]  # not "sammle", "I'll"
+    said = named or found.domains or found.addresses or found.chats
+    return not (said or found.named_kinds())
+
+
+_EXCEPTION_OPENS = re.compile(rf"^\s*(?:and\s+|et\s+|y\s+|und\s+|e\s+|en\s+)?{EXCEPT}\b")
+_EXCEPTION_AFTER = re.compile(rf"[,;]\s+(?={EXCEPT}\b)")
+
+
+def _exception_kept(head: str, reason: str) -> list[str]:
+    """An instruction and the reason after it; an exception said after the reason is the
+    instruction's ("… : jamais, c'est beaucoup trop bavard, sauf si quelqu'un me mentionne")."""
+    m = _EXCEPTION_AFTER.search(fold(reason))
+    if m is None or len(fold(reason)) != len(reason):
+        return [head, reason]
+    return [f"{head}, {reason[m.end() :].strip()}", reason[: m.start()].strip(" ,;")]
 
 
 _ADDING = r"\b(?:also|too|aussi|tambien|tambem|ook|zelfs)\b"
@@ -285,6 +398,10 @@ def _only_talk(clause: str) -> bool:
     momento"): the user's aside."""
     low = fold(clause)
     if line_section(clause) is not None or _HEDGES.search(low) or _GOES_ON.search(low):
+        return False
+    if find_window(clause)[1] is not None:  # "…: só em dias úteis, das nove às seis"
+        return False
+    if _DECIDES.search(low):  # "Rechnungen: ja, immer"
         return False
     found = parse_fragment(clause)
     return not (found.has_identity() or found.named_kinds() or found.topics or found.anything)
@@ -313,7 +430,10 @@ def decided_sentences(
     talk: list[str] = []
     decided: list[tuple[Section, str]] = []
     for part, own in zip(parts, owns, strict=True):
-        if own is not None:
+        if decided and _EXCEPTION_OPENS.match(fold(part)):  # "… Except Sophie, she can …"
+            section, said = decided[-1]
+            decided[-1] = (section, f"{said.rstrip('.!')}, {part[0].lower()}{part[1:]}")
+        elif own is not None:
             decided.append((own, part))
         elif decided and not prose:  # in a paragraph each sentence stands alone
             section, said = decided[-1]
