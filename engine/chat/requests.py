@@ -698,7 +698,13 @@ def read_request(message: str, rules: str = "") -> ReadRequest:
     read: list[tuple[str, str, str]] = []
     unread: list[tuple[str, str]] = []
     antecedent: str | None = None
-    for first in compile_rules_text(f"{_defined_in(rules)}{text}\n", said_in_chat=True):
+    written = f"{_defined_in(rules)}{text}\n"
+    # what restricts or says a word that decides is context beside an instruction ("…, der
+    # schickt nur noch Sprachnachrichten"), and the instruction when there is no other one
+    # ("Pour le groupe de la copro, seulement si on me mentionne.")
+    in_chat = bool(instructions := compile_rules_text(written, said_in_chat=True))
+    instructions = instructions or compile_rules_text(written)
+    for first in instructions:
         before = text[: max(0, text.find(first.rule.text))]
         if antecedent is None:
             antecedent = _antecedent(before, code)
@@ -722,7 +728,7 @@ def read_request(message: str, rules: str = "") -> ReadRequest:
             unread.append((said, _vague_words(code)))
         else:
             read.append((section, said, line.reading))
-    told_apart = parse_rules(f"{_defined_in(rules)}{text}\n", said_in_chat=True)
+    told_apart = parse_rules(written, said_in_chat=in_chat)
     told = tuple(t for _, t in told_apart.notes)
     return ReadRequest(tuple(read), tuple(unread), code, told if read else ())
 

@@ -1,0 +1,35 @@
+"""Requests said as a wish ("je veux le voir", "quiero verlos todos", "will ich alles
+mitkriegen"), as an "only" with no other instruction ("Pour le groupe …, seulement si on me
+mentionne"), or after an arrow ("devis => préviens moi"): read as the rules reader reads
+them, in each language."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.chat.requests import read_request
+
+
+@pytest.mark.parametrize(
+    ("message", "section", "named"),
+    [
+        ("tout ce que ma cousine Inès écrit sur whatsapp je veux le voir", "always", "Inès"),
+        ("Lo que mande la academia Bravo quiero verlo todo", "always", "Bravo"),
+        ("Vom Segelclub Möwe will ich alles mitkriegen", "always", "Möwe"),
+        ("Del grupo 'Coro San Blas' avísame siempre, de todo lo que pongan", "always", "Coro"),
+        ("devis => préviens moi à chaque fois", "always", ""),
+        ("Pour le groupe des Tilleuls Bleus, seulement si on me mentionne.", "custom", "Tilleuls"),
+        ("Mails von Notarin Frau Okafor nur, wenn es um den Hauskauf geht.", "custom", "Okafor"),
+    ],
+)
+def test_a_wish_is_an_instruction(message: str, section: str, named: str) -> None:
+    request = read_request(message)
+    assert [s for s, _, _ in request.read] == [section], request
+    assert named in request.read[0][1]
+    assert not request.talk or message not in request.talk  # what it asks is no talk
+
+
+def test_beside_an_instruction_an_only_stays_what_the_user_tells() -> None:
+    request = read_request("Stell Bruno auf WhatsApp stumm, der schickt nur noch Memes")
+    assert [s for s, _, _ in request.read] == ["never"]
+    assert request.talk == ("der schickt nur noch Memes",)
