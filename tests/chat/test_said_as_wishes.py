@@ -14,7 +14,7 @@ from engine.chat.requests import read_request
     ("message", "section", "named"),
     [
         ("tout ce que ma cousine Inès écrit sur whatsapp je veux le voir", "always", "Inès"),
-        ("Lo que mande la academia Bravo quiero verlo todo", "always", "Bravo"),
+        ("Lo que mande mi primo Nacho quiero verlo todo", "always", "Nacho"),
         ("Vom Segelclub Möwe will ich alles mitkriegen", "always", "Möwe"),
         ("Del grupo 'Coro San Blas' avísame siempre, de todo lo que pongan", "always", "Coro"),
         ("devis => préviens moi à chaque fois", "always", ""),
