@@ -13,6 +13,7 @@ not written, and the answer says what could not be read."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 
@@ -99,7 +100,7 @@ def _pronoun() -> re.Pattern[str]:
 
 
 def _tidy(text: str) -> str:
-    text = " ".join(text.split())
+    text = _without_closing_symbols(" ".join(text.split()))
     for _ in range(3):
         folded, where = fold_with_map(text)
         end = _courtesy().search(folded)
@@ -110,6 +111,19 @@ def _tidy(text: str) -> str:
         if lead and lead.end() < len(folded):
             text = text[where[lead.end()] :].strip(" ,")
     return text
+
+
+def _without_closing_symbols(text: str) -> str:
+    """ "…, grazie 🙏" → "…, grazie": the emoji a message ends on say how it is meant, not
+    what it asks (the thanks before them is then a courtesy like any other)."""
+    end = len(text)
+    while end and (unicodedata.category(text[end - 1]) in _CLOSING or text[end - 1].isspace()):
+        end -= 1
+    return text[:end] if end else text
+
+
+_CLOSING = ("So", "Sk", "Cf", "Mn")
+"""Emoji, their modifiers and joiners."""
 
 
 def _named(rule: CompiledRule) -> str | None:

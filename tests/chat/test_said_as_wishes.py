@@ -1,7 +1,8 @@
 """Requests said as a wish ("je veux le voir", "quiero verlos todos", "will ich alles
 mitkriegen"), as an "only" with no other instruction ("Pour le groupe …, seulement si on me
-mentionne"), or after an arrow ("devis => préviens moi"): read as the rules reader reads
-them, in each language."""
+mentionne"), after an arrow ("devis => préviens moi"), with the pronouns joined to the verb
+("notificamelo sempre", "mostra-mos sempre"), in the app's nicknames ("no zap") or ending on
+thanks and an emoji: read as the rules reader reads them, in each language."""
 
 from __future__ import annotations
 
@@ -20,6 +21,16 @@ from engine.chat.requests import read_request
         ("devis => préviens moi à chaque fois", "always", ""),
         ("Pour le groupe des Tilleuls Bleus, seulement si on me mentionne.", "custom", "Tilleuls"),
         ("Mails von Notarin Frau Okafor nur, wenn es um den Hauskauf geht.", "custom", "Okafor"),
+        (
+            'Il gruppo "Bocce martedì" notificamelo sempre, qualunque cosa scrivano 🎳',
+            "always",
+            "Bocce",
+        ),
+        ("le comunicazioni della palestra AquaLuna fammele sempre vedere", "always", "AquaLuna"),
+        ("Os avisos da Associação Recreio Azul, mostra-mos sempre", "always", "Recreio"),
+        ("mio suocero Ettore: non voglio più notifiche da lui, grazie 🙏", "never", "Ettore"),
+        ("para de me avisar das mensagens do Caio no zap", "never", "Caio"),
+        ("ya no me avises de los whats de Toño", "never", "Toño"),
     ],
 )
 def test_a_wish_is_an_instruction(message: str, section: str, named: str) -> None:
