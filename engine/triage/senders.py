@@ -26,7 +26,7 @@ from engine.events import Event
 from engine.triage.classifier import words
 from engine.triage.classifier.text import registrable
 from engine.triage.rules.compile import CompiledRule
-from engine.triage.rules.match import digits
+from engine.triage.rules.match import Match, digits
 from engine.triage.rules.vocab import STOP
 
 
@@ -47,6 +47,23 @@ def _fits(domain: str, known: str) -> bool:
 
 def _name_words(name: str) -> frozenset[str]:
     return frozenset(words(name)) - STOP
+
+
+def _given_with(name: str, match: Match) -> tuple[set[str], set[str]]:
+    """The domains and numbers a line gives with ``name``: all of them when it names no one
+    else; in a list of several people ("the café's suppliers, Serra Azul and Boa Vista; Júlia
+    (julia@…)"), only an address that bears the name's own words, so that no one else on
+    the list is taken for an impersonator of it."""
+    domains = {d.lower() for d in match.domains}
+    numbers = {a for a in match.addresses if a.startswith("+")}
+    emails = [a for a in match.addresses if "@" in a]
+    if len(match.names) > 1:
+        said = _name_words(name)
+        emails = [a for a in emails if said & set(words(a.replace(".", " ").replace("@", " ")))]
+        domains = {d for d in domains if said & set(words(d.replace(".", " ")))}
+        numbers = set()
+    domains |= {d for d in map(domain_of, emails) if d}
+    return domains, numbers
 
 
 def _established(counts: Mapping[str, int]) -> set[str]:
@@ -93,11 +110,9 @@ class KnownSenders:
                     counts[digits(address)] = counts.get(digits(address), 0) + n
         for rule in compiled:
             for match in (rule.scope, rule.condition):
-                domains = {d.lower() for d in match.domains}
-                domains |= {d for d in map(domain_of, match.addresses) if d}
-                numbers = {a for a in match.addresses if a.startswith("+")}
                 for name in match.names:
                     want = _name_words(name)
+                    domains, numbers = _given_with(name, match)
                     if want and domains:
                         known.by_words.append((want, domains))
                     if want and numbers:

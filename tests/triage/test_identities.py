@@ -319,3 +319,15 @@ def test_a_title_before_a_surname_need_not_be_in_the_name(line: str, sender: str
     (rule,) = compile_rules_text(f"## Always notify\n- {line}\n")
     event = make_event(sender={"name": sender, "address": "x@okafor-home.example"})
     assert rule.applies(event, NOW, classify(event)) is hit
+
+
+def test_an_address_in_a_list_of_people_is_only_its_own_names():
+    rules = (
+        "## Always notify\n"
+        "- Our growers Finca Las Nubes and Molino Verde, and Odile (odile@tostadores.example)\n"
+    )
+    known = KnownSenders.from_rules(compile_rules_text(rules))
+    grower = make_event(sender={"name": "Molino Verde", "address": "pedidos@molinoverde.example"})
+    spoof = make_event(sender={"name": "Odile", "address": "odile@elsewhere.example"})
+    assert known.impostor(grower) is None  # no one else's address is Molino Verde's
+    assert known.impostor(spoof) is not None
