@@ -138,7 +138,11 @@ KEYWORD_CASES = [
         M(calendar_change=True, event_types={"calendar.cancelled"}),
     ),
     (extract.calendar_changes, "cancelled or moved meetings", M(calendar_change=True)),
-    (extract.calendar_changes, "meetings that are postponed", M(calendar_change=True)),
+    (
+        extract.calendar_changes,
+        "meetings that are postponed",
+        M(calendar_change=True, event_types=frozenset({"calendar.updated"})),
+    ),
     (extract.calendar_changes, "meetings", M()),
     (extract.recurring, "weekly meetings", M(recurring=True)),
     (extract.recurring, "meetings", M()),

@@ -6,12 +6,18 @@ that decides is never shown as talk, and a negation no decision took is never sk
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
+from engine.triage.classifier import classify
 from engine.triage.rules.compile import CompiledRule, compile_rules_text
 from engine.triage.rules.explain import file_notes
 from engine.triage.rules.parse import parse_rules
 from engine.triage.rules.sections import ALWAYS, CUSTOM, NEVER
+from tests.factories import make_event
+
+NOW = datetime(2026, 12, 7, 9, 0, tzinfo=UTC)
 
 
 def _rules(text: str) -> list[CompiledRule]:
@@ -103,3 +109,16 @@ def test_a_chat_message_keeps_what_it_tells_as_talk() -> None:
     parsed = parse_rules(f"{said}\n", said_in_chat=True)
     assert "Ilse vom Einkauf schreibt mir für nichts." in [t for _, t in parsed.notes]
     assert not [r for r in parsed.rules if "Ilse" in r.text]
+
+
+def test_a_moved_meeting_is_not_a_cancelled_one() -> None:
+    (moved,) = _rules("## Never notify\n- Termine, die verschoben werden")
+    (either,) = _rules("## Never notify\n- meetings that are moved or called off")
+    start = "2026-12-09T10:00:00+01:00"
+    cancelled = make_event(
+        source="calendar",
+        event_type="calendar.cancelled",
+        calendar={"start": start, "status": "cancelled"},
+    )
+    assert not moved.scope.matches(cancelled, NOW, classify(cancelled))
+    assert either.scope.matches(cancelled, NOW, classify(cancelled))

@@ -306,11 +306,16 @@ def describe(m: Match, w: Phrasing | None = None) -> str:
     return " ".join(parts) if parts else w.text("anything")
 
 
+_CHANGED = {"calendar.updated": "moved_only", "calendar.cancelled": "cancelled_only"}
+"""A calendar change narrowed to one of its two kinds, and how its reading says it."""
+
+
 def _what(m: Match, w: Phrasing) -> list[str]:
     """The kind of event: "emails", "WhatsApp messages that are receipts", "anything"."""
-    types = [
-        w.mapped("event_types", t.split(".")[1]) for t in sorted(m.event_types) if t in EVENT_TYPES
-    ]
+    said = m.event_types if not m.calendar_change else m.event_types - set(_CHANGED)
+    types = [w.mapped("event_types", t.split(".")[1]) for t in sorted(said) if t in EVENT_TYPES]
+    if m.calendar_change and not types and not m.sources:
+        types = [w.mapped("sources", "calendar")]
     sources = [w.mapped("sources", s) for s in sorted(m.sources) if s in SOURCES]
     if types and sorted(m.sources) == ["calendar"]:
         sources = []
@@ -365,14 +370,15 @@ def _said(m: Match, w: Phrasing) -> list[str]:
 
 def _when_and_how_many(m: Match, w: Phrasing) -> list[str]:
     """The calendar's conditions, party sizes, amounts and the time window."""
+    changed = [_CHANGED[t] for t in sorted(m.event_types) if t in _CHANGED]
     said = [
-        (m.calendar_change, "moved"),
+        (m.calendar_change, changed[0] if m.calendar_change and len(changed) == 1 else "moved"),
         (m.added_today, "added_today"),
         (m.recurring is True, "recur"),
         (m.in_person, "in_person"),
         (m.video, "video"),
     ]
-    parts = [w.text(key) for on, key in said[:2] if on]
+    parts = [w.text(str(key)) for on, key in said[:2] if on]
     if m.starts_within is not None:
         parts.append(w.text("starting_within", duration=_duration(m.starts_within, w)))
     if m.starts_after is not None:

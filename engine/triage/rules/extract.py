@@ -827,6 +827,8 @@ def calendar_changes(low: str, found: Match = NOTHING) -> Extracted:
     cancelled = bool(re.search(CANCELLED, low))
     moved = bool(re.search(MOVED, low)) or (calendar and bool(re.search(CHANGES, low)))
     kinds = frozenset({"calendar.cancelled"}) if cancelled and not moved else frozenset()
+    if moved and not cancelled and not re.search(CHANGES, low):  # "moved", not "changed"
+        kinds = frozenset({"calendar.updated"})  # a moved meeting is not a cancelled one
     return Match(calendar_change=cancelled or moved, event_types=kinds), low
 
 
