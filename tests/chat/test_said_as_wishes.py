@@ -44,3 +44,23 @@ def test_beside_an_instruction_an_only_stays_what_the_user_tells() -> None:
     request = read_request("Stell Bruno auf WhatsApp stumm, der schickt nur noch Memes")
     assert [s for s, _, _ in request.read] == ["never"]
     assert request.talk == ("der schickt nur noch Memes",)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Mails from the studio (@loomwell.example) only 9 to 5 on weekdays. After that, wait.",
+        "E-mails da escola (@tintaviva.example) só em dias úteis. Fora disso podem esperar.",
+        "Mails vom Verein (@ruderclub-nord.example) nur am Wochenende. Danach hat das Zeit.",
+    ],
+)
+def test_what_happens_outside_an_only_is_its_otherwise(message: str) -> None:
+    request = read_request(message)
+    assert [s for s, _, _ in request.read] == ["custom"]
+    assert not request.unread
+
+
+def test_a_street_ends_no_sentence() -> None:
+    request = read_request("Die Gruppe 'Haus Lindenstr. 40' bitte stummschalten")
+    assert [s for s, _, _ in request.read] == ["never"]
+    assert "Lindenstr. 40" in request.read[0][2]

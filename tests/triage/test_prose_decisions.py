@@ -122,3 +122,29 @@ def test_a_moved_meeting_is_not_a_cancelled_one() -> None:
     )
     assert not moved.scope.matches(cancelled, NOW, classify(cancelled))
     assert either.scope.matches(cancelled, NOW, classify(cancelled))
+
+
+@pytest.mark.parametrize(
+    ("said", "start", "end"),
+    [
+        ("only 9 to 5 on weekdays", 9, 17),
+        ("from 9 to 5", 9, 17),
+        ("10-6", 10, 18),
+        ("from 11 to 2", 11, 14),
+        ("from 11 to 7", 23, 7),
+        ("between 22 and 7", 22, 7),
+        ("von 8 bis 17 Uhr", 8, 17),
+    ],
+)
+def test_hours_said_without_am_or_pm(said: str, start: int, end: int) -> None:
+    from engine.triage.rules.windows import find_window
+
+    _, window = find_window(said)
+    assert window is not None and window.start is not None and window.end is not None
+    assert (window.start.hour, window.end.hour) == (start, end)
+
+
+def test_a_count_of_days_is_no_window() -> None:
+    from engine.triage.rules.windows import find_window
+
+    assert find_window("reminders 2 to 3 days ahead")[1] is None

@@ -90,6 +90,7 @@ PHRASE_KEYS = {
         "mentioning",
         "about_frames",
         "said_after",
+        "otherwise",
     ),
     "words": (
         "second_person",

@@ -128,11 +128,11 @@ def split_label(text: str) -> tuple[str, str]:
 
 ABBREVIATION = re.compile(
     rf"\b(?:St|e\.g|i\.e|etc|{'|'.join(re.escape(t) for t in phrases('words.titles'))})$"
-    r"|(?<![\d.])\d{1,2}\.\d{1,2}$",
+    r"|(?<![\d.])\d{1,2}\.\d{1,2}$|\w\wstr$|\b(?:Nr|Av|Avda|bzw|ca)$",
     re.I,
 )
 """A word whose full stop ends no sentence: a title before a name ("dott. Ferrante"), a
-day and month ("vom 23.12. bis 3.1.")."""
+day and month ("vom 23.12. bis 3.1."), a street ("Körnerstr. 12", "Av. Paulista")."""
 
 
 def _emoji_ends(text: str, i: int) -> bool:

@@ -154,7 +154,10 @@ _NEGATIVE = re.compile(
     r"niemals|ignoriere|ignorieren|jamais|ignorer|mai|ignorare|non)\b",
     re.I,
 )
-_ONLY = r"(?:only|solo|nur|seulement|uniquement|somente|apenas|alleen|so(?=\s+(?:se|quando)\b))"
+_ONLY = (
+    r"(?:only|solo|nur|seulement|uniquement|somente|apenas|alleen|"
+    r"so(?=\s+(?:se|quando|em|no|na|nos|nas|de|do|da|as|aos|durante|entre|depois|antes)\b))"
+)
 _ONLY_VERB = (
     r"(?:notify|tell|alert|ping|show|let|send|bother|interrupt|avisame|avisarme|avisa|"
     r"notificame|notifica|dime|benachrichtige|benachrichtigen|melde|informiere|previens|"

@@ -191,6 +191,22 @@ def parse_rules(text: str, *, said_in_chat: bool = False) -> RuleSet:
     return _defined(RuleSet(rules, skipped, notes), between)
 
 
+_AFTER_THAT = re.compile(
+    rf"^\s*(?:and\s+|y\s+|und\s+|et\s+|e\s+|en\s+)?{phrase_pattern('clauses.otherwise')}[\s,]"
+)
+
+
+def _restates_otherwise(sentence: str, own: Section | None) -> bool:
+    """A sentence after a conditional instruction that says what happens outside it and
+    asks no more than the silence the condition already keeps ("Fora disso podem esperar",
+    "Danach hat das Zeit bis morgen"): the instruction's own otherwise, not a rule."""
+    if own not in (None, NEVER) or not _AFTER_THAT.match(fold(sentence)):
+        return False
+    found = parse_fragment(sentence)
+    named = [n for n in found.names if n[:1].isupper() and not sentence.startswith(n)]
+    return not (named or found.domains or found.addresses or found.chats or found.named_kinds())
+
+
 def _sentences_read(
     pieces: tuple[list[str], list[tuple[Section, str]]],
     section: Section | None,
@@ -429,10 +445,16 @@ def decided_sentences(
         return None
     talk: list[str] = []
     decided: list[tuple[Section, str]] = []
-    for part, own in zip(parts, owns, strict=True):
+    conditional = [
+        own == CUSTOM or (own is None and _restricted(p))
+        for p, own in zip(parts, owns, strict=True)
+    ]
+    for i, (part, own) in enumerate(zip(parts, owns, strict=True)):
         if decided and _EXCEPTION_OPENS.match(fold(part)):  # "… Except Sophie, she can …"
             section, said = decided[-1]
             decided[-1] = (section, f"{said.rstrip('.!')}, {part[0].lower()}{part[1:]}")
+        elif i and conditional[i - 1] and _restates_otherwise(part, own):
+            talk.append(part)  # "… only 9 to 6 weekdays. After that they can wait."
         elif own is not None:
             decided.append((own, part))
         elif decided and not prose:  # in a paragraph each sentence stands alone

@@ -464,6 +464,15 @@ ROLE_WORDS = {
     "school",
     "office",
     "work",
+    "trabalho",
+    "trabajo",
+    "curro",
+    "laburo",
+    "arbeit",
+    "travail",
+    "boulot",
+    "lavoro",
+    "werk",
     "biggest",
     "best",
     "favourite",
@@ -489,8 +498,9 @@ FAMILY_NAMES = {
 """How a parent is usually saved in the phone, by role."""
 
 
-PERSON_ROLES = (ROLE_WORDS - {"school", "office", "work", "family", "biggest", "best", "favourite",
-    "favorite"}) | {
+PERSON_ROLES = (ROLE_WORDS - {"school", "office", "work", "trabalho", "trabajo", "curro",
+    "laburo", "arbeit", "travail", "boulot", "lavoro", "werk", "family", "biggest", "best",
+    "favourite", "favorite"}) | {
     "tochter", "sohn", "hermano", "hermana", "hijo", "hija", "figlio", "figlia", "filho",
     "filha", "fils", "fille", "marido", "esposa", "esposo", "compagne", "compagnon", "mulher",
     "partnerin", "freundin", "freund", "novia", "novio", "namorada", "namorado", "compagna",

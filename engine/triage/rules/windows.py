@@ -28,8 +28,10 @@ WINDOW = re.compile(
     rf"\b(?:between|from|entre|zwischen|von|de|dalle|tra|dalle ore|tussen|van)\s+{_ART}{CLOCK}"
     rf"\s*{_AND}\s*"
     rf"{_ART}{CLOCK}"
-    r"|\b(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|h)?\s*[-–]\s*(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|h)?"
-    r"(?![\d%/.-])",
+    r"|\b(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|h)?\s*(?:[-–]|\s(?:to|till|until|bis|a|tot)\s)\s*"
+    r"(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|h)?"
+    r"(?![\d%/.-])(?!\s*(?:days?|weeks?|months?|times?|hours?|minutes?|people|persons|dias|"
+    r"tage|jours|giorni|dagen|veces|vezes|mal|fois|volte|keer|personas|pessoas|personen))",
     re.I,
 )
 NIGHT_END = time(7, 0)
@@ -238,6 +240,15 @@ _CLOCK_WORDS = frozenset(
 """Words an hour is said with ("8–17 Uhr"): an aside of hours and these is a window."""
 
 
+def _bare_hours(start: time, end: time) -> tuple[time, time]:
+    """Two hours said without am/pm, the second before the first: "9 to 5" is the working
+    day (09:00 to 17:00), "11 to 2" the middle of the day, "11 to 7" the night (23:00 to
+    07:00)."""
+    if start.hour <= 10 or end.hour <= 4:
+        return start, time(end.hour + 12, end.minute)
+    return time((start.hour + 12) % 24, start.minute), end
+
+
 def _find_window(text: str) -> tuple[str, Window | None]:
     text, working = _working_hours(_said_plainly(text))
     if working is not None:
@@ -249,6 +260,8 @@ def _find_window(text: str) -> tuple[str, Window | None]:
     if (m := WINDOW.search(plain)) and _hours(m):
         groups = m.groups()[:6] if m.group(1) else m.groups()[6:]
         start, end = rule_clock_time(*groups[:3]), rule_clock_time(*groups[3:])
+        if not (groups[2] or groups[5]) and end < start <= time(12, 0):
+            start, end = _bare_hours(start, end)  # "9 to 5" is the working day
         text = text[: m.start()] + " " + text[m.end() :]
         if end < start or start.hour < 6:
             text, _ = _cut(text, NIGHT)  # "at night, from 23 to 7": the hours say which
