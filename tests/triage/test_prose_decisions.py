@@ -148,3 +148,16 @@ def test_a_count_of_days_is_no_window() -> None:
     from engine.triage.rules.windows import find_window
 
     assert find_window("reminders 2 to 3 days ahead")[1] is None
+
+
+@pytest.mark.parametrize(
+    "line", ["Am Wochenende nichts von der Arbeit.", "Travail : seulement en semaine"]
+)
+def test_work_with_no_one_said_for_it_is_no_sender(line: str) -> None:
+    (rule,) = _rules(line)
+    assert not rule.understood and not rule.scope.names
+
+
+def test_work_given_with_an_address_is_read() -> None:
+    (rule,) = _rules("Werk (@tulpwerk.example): alleen op werkdagen")
+    assert rule.understood and rule.scope.domains == ("tulpwerk.example",)

@@ -7,7 +7,7 @@ import re
 from engine.triage.classifier import fold, words
 from engine.triage.language import function_words, identity_words, phrases
 from engine.triage.rules.kindwords import BEFORE_A_NAME, vocabulary
-from engine.triage.rules.vocab import DAY_ALIASES, MONTHS, SOURCE_WORDS, STOP
+from engine.triage.rules.vocab import DAY_ALIASES, MONTHS, SOURCE_WORDS, STOP, WORK_WORDS
 
 VOCAB = {w for vocab in SOURCE_WORDS.values() for p in vocab for w in p.split()} | vocabulary()
 """Every word of the source and kind vocabularies: such a word is never a name."""
@@ -67,6 +67,8 @@ def _is_name_token(token: str, before: str = "") -> bool:
     if low in COMPANY_WORDS and core[:1].isupper():
         return True
     if not core or low in STOP or low in VOCAB or low in MONTHS or low in _MESSAGE_WORDS:
+        return False
+    if low in WORK_WORDS:  # "nichts von der Arbeit", "Boulot :": what work is, a line says
         return False
     if low in _CHANGES:
         return False

@@ -388,6 +388,23 @@ STOP = {
     "rappels", "lembretes", "promemoria", "cambios", "changes", "benachrichtigungen",
 }  # fmt: skip
 
+WORK_WORDS = frozenset(
+    {
+        "work",
+        "trabalho",
+        "trabajo",
+        "curro",
+        "laburo",
+        "arbeit",
+        "travail",
+        "boulot",
+        "lavoro",
+        "werk",
+    }
+)
+"""Words for the user's work: who sends it is for the line to say ("work (@… their domain)"),
+never a sender's name ("nichts von der Arbeit")."""
+
 ROLE_WORDS = {
     "madre",
     "padre",
@@ -463,16 +480,7 @@ ROLE_WORDS = {
     "agent",
     "school",
     "office",
-    "work",
-    "trabalho",
-    "trabajo",
-    "curro",
-    "laburo",
-    "arbeit",
-    "travail",
-    "boulot",
-    "lavoro",
-    "werk",
+    *WORK_WORDS,
     "biggest",
     "best",
     "favourite",
@@ -498,8 +506,7 @@ FAMILY_NAMES = {
 """How a parent is usually saved in the phone, by role."""
 
 
-PERSON_ROLES = (ROLE_WORDS - {"school", "office", "work", "trabalho", "trabajo", "curro",
-    "laburo", "arbeit", "travail", "boulot", "lavoro", "werk", "family", "biggest", "best",
+PERSON_ROLES = (ROLE_WORDS - WORK_WORDS - {"school", "office", "family", "biggest", "best",
     "favourite", "favorite"}) | {
     "tochter", "sohn", "hermano", "hermana", "hijo", "hija", "figlio", "figlia", "filho",
     "filha", "fils", "fille", "marido", "esposa", "esposo", "compagne", "compagnon", "mulher",
