@@ -645,15 +645,18 @@ _LABEL_ASIDE = re.compile(
 def _decided_in_the_label(text: str) -> tuple[str, Decision] | None:
     """A category whose label says its decision in parentheses, as peer products describe
     theirs ("The Feed (mai avvisi, le leggo io quando ho tempo): newsletter, Behance",
-    "Caixa de entrada (me avisa na hora): …"): the decision is the list's, what else the
-    aside says is why, and the label names the category."""
+    "Caixa de entrada (me avisa na hora): …"): the decision is the list's, the label names
+    the category, and what else the aside says stays with it, to be read or flagged."""
     m = _LABEL_ASIDE.match(text)
     if m is None or read_decision(m.group("body"))[1] is not None:
         return None
-    for clause in m.group("aside").split(","):
-        rest, decision = read_decision(f"x: {clause.strip()}")
+    clauses = [c.strip() for c in m.group("aside").split(",")]
+    for n, clause in enumerate(clauses):
+        rest, decision = read_decision(f"x: {clause}")
         if decision is not None and not decision.conditional and rest.strip(" .,:;") == "x":
-            return f"{m.group('label').strip()}: {m.group('body')}", decision
+            aside = ", ".join(clauses[:n] + clauses[n + 1 :])  # kept, to be read or flagged
+            label = f"{m.group('label').strip()} ({aside})" if aside else m.group("label").strip()
+            return f"{label}: {m.group('body')}", decision
     return None
 
 

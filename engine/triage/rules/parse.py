@@ -191,9 +191,7 @@ def parse_rules(text: str, *, said_in_chat: bool = False) -> RuleSet:
     return _defined(RuleSet(rules, skipped, notes), between)
 
 
-_AFTER_THAT = re.compile(
-    rf"^\s*(?:and\s+|y\s+|und\s+|et\s+|e\s+|en\s+)?{phrase_pattern('clauses.otherwise')}[\s,]"
-)
+_AFTER_THAT = re.compile(rf"^\s*(?:(?:{JOIN_WORDS})\s+)?{phrase_pattern('clauses.otherwise')}[\s,]")
 
 
 def _restates_otherwise(sentence: str, own: Section | None) -> bool:
@@ -202,9 +200,7 @@ def _restates_otherwise(sentence: str, own: Section | None) -> bool:
     "Danach hat das Zeit bis morgen"): the instruction's own otherwise, not a rule."""
     if own not in (None, NEVER) or not _AFTER_THAT.match(fold(sentence)):
         return False
-    found = parse_fragment(sentence)
-    named = [n for n in found.names if n[:1].isupper() and not sentence.startswith(n)]
-    return not (named or found.domains or found.addresses or found.chats or found.named_kinds())
+    return not _names_what_else(sentence)
 
 
 def _sentences_read(
@@ -377,14 +373,19 @@ def _a_reason(clause: str) -> bool:
         return False
     if _BECAUSE.match(fold(clause)):  # "…, want Bram (de hond) is net geopereerd"
         return True  # and "…, der schickt nur noch Sprachnachrichten"
+    return not _names_what_else(clause)
+
+
+def _names_what_else(clause: str) -> bool:
+    """A clause that names a sender, a chat or a kind of message: a name written with a
+    capital past its first word (not "sammle", "I'll"), an address, a domain."""
     found = parse_fragment(clause)
     first = clause.split()[0] if clause.split() else ""
-    named = [n for n in found.names if n[:1].isupper() and n != first]  # not "sammle", "I'll"
-    said = named or found.domains or found.addresses or found.chats
-    return not (said or found.named_kinds())
+    named = [n for n in found.names if n[:1].isupper() and n != first]
+    return bool(named or found.domains or found.addresses or found.chats or found.named_kinds())
 
 
-_EXCEPTION_OPENS = re.compile(rf"^\s*(?:and\s+|et\s+|y\s+|und\s+|e\s+|en\s+)?{EXCEPT}\b")
+_EXCEPTION_OPENS = re.compile(rf"^\s*(?:(?:{JOIN_WORDS})\s+)?{EXCEPT}\b")
 _EXCEPTION_AFTER = re.compile(rf"[,;]\s+(?={EXCEPT}\b)")
 
 
