@@ -152,6 +152,12 @@ def _resolved(sentence: str, antecedent: str) -> str:
     return before + antecedent + after
 
 
+def _silences_unread(rule: CompiledRule) -> bool:
+    """A Never whose words the reader could not place ("Am Wochenende will ich nichts von der
+    Arbeit hören"): the answer says which words, as for any rule, not that it cannot talk."""
+    return rule.rule.section == NEVER and bool(rule.unread)
+
+
 def _why(line: LineExplanation) -> str:
     """Why a sentence is not read, in the chat's words: the words left over and what the
     rest reads, else the reader's problem with it."""
@@ -729,8 +735,12 @@ def read_request(message: str, rules: str = "") -> ReadRequest:
         section = rule.rule.section or CUSTOM
         line = explain_rule(rule, language=code)
         if not rule.understood:
-            if line.what not in ("", line.words.text("anything")) or line.condition:
-                unread.append((said, _why(line)))  # some of it is a rule
+            if (
+                line.what not in ("", line.words.text("anything"))
+                or line.condition
+                or _silences_unread(rule)
+            ):
+                unread.append((said, _why(line)))  # some of it is a rule, or a Never of words
             elif _pronoun().search(fold_with_map(said)[0]):
                 unread.append((said, _vague_words(code)))  # "mute it": what it stands for
         elif (

@@ -245,8 +245,8 @@ def _split_restrictive(text: str) -> tuple[str, str, bool] | None:
         return body[: m.start()], body[m.end() :], False
     m = re.search(
         r"\b(?P<nothing>nothing|no notifications?|none|nada|nichts|rien|niente|niets)\s+(?:except|"
-        r"but|other than|excepto|salvo|menos|ausser|sauf|exceto|tranne|eccetto|behalve)\b|"
-        r"\b(?:except(?:\s+for)?|excepto|salvo|ausser|ausgenommen|sauf|exceto|tranne|eccetto|"
+        r"but|other than|excepto|salvo|menos|au(?:ss|ß)er|sauf|exceto|tranne|eccetto|behalve)\b|"
+        r"\b(?:except(?:\s+for)?|excepto|salvo|au(?:ss|ß)er|ausgenommen|sauf|exceto|tranne|eccetto|"
         r"behalve|uitgezonderd)\b",
         low,
     )
@@ -289,8 +289,8 @@ NAMED_ROLES = re.compile(
     re.I,
 )
 PLACE = re.compile(
-    r"\b(?:outside|away from|not at|fuera de|ausserhalb|en dehors d[eu]|hors d[eu]|fora d[aoe]|"
-    r"fuori d[aei])\s+(?:the\s+|la\s+|el\s+|der\s+|dem\s+|le\s+|a\s+|o\s+|il\s+)?"
+    r"\b(?:outside|away from|not at|fuera de|au(?:ss|ß)erhalb|en dehors d[eu]|hors d[eu]|"
+    r"fora d[aoe]|fuori d[aei])\s+(?:the\s+|la\s+|el\s+|der\s+|dem\s+|le\s+|a\s+|o\s+|il\s+)?"
     r"(?!(?:me|us|mich|uns|moi|nous|mi|mim|noi)\b)(\w+)",
     re.I,
 )

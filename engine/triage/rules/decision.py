@@ -536,6 +536,100 @@ def _inside(line: _Line) -> str | None:
     return None
 
 
+_TELLING = re.compile(phrase_pattern("predicates.telling"))
+_WANTING = re.compile(phrase_pattern("predicates.wanting"))
+_KNOWING = re.compile(phrase_pattern("predicates.knowing"))
+_UNWANTING = re.compile(phrase_pattern("predicates.unwanting"))
+_MISSING = re.compile(phrase_pattern("predicates.missing"))
+_A_MESSAGE = frozenset(phrases("words.messages"))
+"""Words for messages ("notifs", "Benachrichtigungen"): said as what the user wants to
+know, they stay in what the line is about ("toutes les notifs de l'ENT")."""
+_SAYS_NO = re.compile(
+    rf"(?<![\w'-])(?:{_NEGATION}|n'|{alternation(phrases('words.nothing'))}|"
+    rf"{alternation(phrases('words.no_determiners'))})(?![\w-])(?:\s+{_ANY_MORE}(?![\w'-]))?"
+)
+_ALONGSIDE = re.compile(
+    r"(?<![\w'-])(?:me|mir|mich|moi|mi|m'|always|siempre|immer|toujours|sempre|altijd|"
+    r"auch|bitte|also|plus|piu|mas|mehr|more|anymore|kunftig|in zukunft)(?![\w'-])"
+)
+"""Words said beside a word for telling that add nothing to what the line is about: the
+user as its object, "always", "anymore" ("je veux plus être prévenu")."""
+_SUBORDINATE = re.compile(r"(?<![\w'-])(?:que|che|dass|that)(?![\w'-])")
+_CLAUSE_START = re.compile(r".*(?:[.;:!?]|,\s|\s[—–-]{1,2}\s)")
+
+
+def _telling_spans(low: str) -> tuple[list[tuple[int, int]], int, bool] | None:
+    """Where a line says to tell the user, as folded spans to take out, where that saying
+    ends, and whether it is said of missing ("no me quiero perder nada") rather than of
+    knowing."""
+    told = _TELLING.search(low)
+    wanting = sorted(
+        [*_WANTING.finditer(low), *_UNWANTING.finditer(low)], key=lambda w: (w.start(), -w.end())
+    )
+    if told is not None:
+        spans = [told.span()]
+        wanted = [w for w in wanting if w.end() <= told.start()]
+        if wanted and len(low[wanted[-1].end() : told.start()].split()) <= 3:
+            spans.insert(0, max(wanted, key=lambda w: (w.end(), -w.start())).span())
+        return spans, told.end(), False
+    for want in wanting:
+        near = low[want.end() :]
+        stop = re.search(r"[.,;:!?]", near)
+        end = want.end() + (stop.start() if stop else len(near))
+        for pattern, missing in ((_KNOWING, False), (_MISSING, True)):
+            known = pattern.search(low, want.end(), end)
+            if known and len(low[want.end() : known.start()].split()) <= 8:
+                if known.group() in _A_MESSAGE:  # "je veux toutes les notifs de …"
+                    return [want.span()], known.end(), missing
+                return [want.span(), known.span()], known.end(), missing
+    return None
+
+
+def _told_anywhere(line: _Line) -> str | None:
+    """A word for telling the user anywhere in the line, the rest what it is about:
+    "Kannst du mir künftig Bescheid geben, wenn Rechnungen reinkommen?", "Verschobene
+    Termine muss ich nicht gemeldet bekommen", "je veux plus être prévenu pour lui", "Les
+    avis de ma mutuelle, signale-les moi". A negation in its clause says never; a negated
+    missing says tell. What is left is read, or flagged, as any line is."""
+    found = _telling_spans(line.low)
+    if found is None:
+        return None
+    spans, last, missing = found
+    first = spans[0][0]
+    opened = _CLAUSE_START.match(line.low[:first])
+    clause = opened.end() if opened else 0
+    negations = [m.span() for m in _SAYS_NO.finditer(line.low, clause, last)]
+    unwanted = any(_UNWANTING.fullmatch(line.low, s, e) for s, e in spans)
+    never = (bool(negations) or unwanted) != missing
+    cut = sorted(spans + negations)
+    beside = [m.span() for m in _ALONGSIDE.finditer(line.low)]
+    beside += [m.span() for m in _SUBORDINATE.finditer(line.low)]
+    grown = True
+    while grown:  # "mir künftig Bescheid geben": each word beside one cut is cut
+        grown = False
+        for s0, e0 in beside:
+            if (s0, e0) not in cut and any(abs(s0 - e) <= 1 or abs(s - e0) <= 1 for s, e in cut):
+                cut.append((s0, e0))
+                grown = True
+    origin = line.folded[1]
+    keep, last_end = [], 0
+    for s, e in sorted(cut):
+        if s < last_end:
+            last_end = max(last_end, origin[e - 1] + 1)
+            continue
+        keep.append(line.text[last_end : origin[s]].rstrip(" :;—–-"))  # "X: altijd melden"
+        last_end = origin[e - 1] + 1
+    keep.append(line.text[last_end:])
+    body = re.sub(r"\s*,(?:\s*,)+", ",", " ".join(" ".join(keep).split()))
+    body = _strip_lead(body.strip(" ,;:-—–¿¡"), 0)
+    opening = re.match(rf"^\s*{_OPENING}", fold_with_map(body)[0])
+    if opening and opening.end():
+        body = body[fold_with_map(body)[1][opening.end() - 1] + 1 :].strip(" ,;:")
+    if not re.search(r"\w", body):
+        return None
+    return f"{'never notify me about' if never else 'notify me about'} {body}"
+
+
 _NOTIFY_EXCEPT = (
     r"(?:unless|except(?: when| if)?|but yes (?:if|when)|pero si (?:si|cuando)|aber ja,? wenn|"
     r"mais oui si|mas sim se|ma si se|salvo(?: que| cuando| si)?|excepto|es sei denn|"
@@ -557,7 +651,7 @@ def _excepted(tail: str, lead: str) -> str:
 
 _PLEASE = [p for p in phrases("clauses.courtesies") if p in phrases("clauses.lead_ins")]
 _COURTESY = re.compile(
-    rf"\s*,?\s+(?:{phrase_pattern('clauses.courtesies')}(?=[,.!;:]|\s*$)"
+    rf"\s*,?\s+(?:{phrase_pattern('clauses.courtesies')}(?=[,.!;:]|\s*$|\s+[^\w\s,.;:]+\s*$)"
     rf"|(?:{'|'.join(phrase_regex(p) for p in _PLEASE)})(?![\w'-]))"
 )
 """A courtesy inside a line: one that ends a clause ("…, pls, …"), or a "please" anywhere
@@ -600,6 +694,36 @@ def without_courtesies(text: str) -> str:
 def read_decision(text: str) -> tuple[str, Decision | None]:
     """The line without the words of its own decision, and that decision (None when the
     line says none: its heading decides)."""
+    body, decision = _read_decision(_DASHED_ASIDE.sub(_as_an_aside, text))
+    if decision is None:
+        return body, None
+    low, where = fold_with_map(body)
+    told = _TOLD_LAST.search(low)
+    if told and told.start() > 0:  # "… will ich nichts von der Arbeit hören"
+        body = body[: where[told.start()]].rstrip(" ,;:")
+    return body, decision
+
+
+_TOLD_LAST = re.compile(
+    rf"(?<![,;])\s+(?:{phrase_pattern('predicates.telling')}|{phrase_pattern('predicates.knowing')})"
+    r"[\s.!]*$"
+)
+"""A word for telling or knowing that ends a line whose decision was read without it (not
+"…; if X, tell me", which says what an exception gets)."""
+_DASHED_ASIDE = re.compile(r"\s[—–]\s+(?P<list>[^—–.;:()]+?)\s[—–]\s+(?=\S)")
+
+
+def _as_an_aside(m: re.Match[str]) -> str:
+    """ "Whenever a bill comes in — water, power, phone, whatever — tell me": a list
+    between dashes gives examples, as one in parentheses does ("whatever" widens it)."""
+    items = [i.strip() for i in m.group("list").split(",")]
+    if len(items) < 3 or any(not i or len(i.split()) > 3 for i in items):
+        return m.group(0)
+    named = [i for i in items if not _WHATEVER.match(fold_with_map(i)[0])]
+    return f" ({', '.join(named)}) " if named else " "
+
+
+def _read_decision(text: str) -> tuple[str, Decision | None]:
     text = _ARROW.sub(" — ", without_courtesies(text))
     listed = _examples_after_a_dash(text) or _decided_in_the_label(text)
     if listed is not None:
@@ -634,7 +758,11 @@ def read_decision(text: str) -> tuple[str, Decision | None]:
     no = _NO_START.match(low) or _neither_nor(low)
     if no and not re.search(RESTRICTIVE, low):
         return _strip_lead(text, no.end()), Decision(NEVER)
-    return _window_last(text) or (text, None)
+    windowed = _window_last(text)
+    if windowed is not None:
+        return windowed
+    told = _told_anywhere(_Line(text))
+    return read_decision(told) if told is not None else (text, None)
 
 
 _LABEL_ASIDE = re.compile(
@@ -720,10 +848,15 @@ def _window_first(text: str) -> tuple[str, Decision] | None:
     opening = [n for n in range(1, len(spans)) if _only_window(text[: spans[n - 1].end()])]
     for n in reversed(opening):
         head, tail = text[: spans[n - 1].end()], text[spans[n - 1].end() :].strip(" ,;:")
+        if _ENDS_NEGATED.search(fold_with_map(head)[0]):
+            continue  # "Le week-end, ne | me préviens que …": the negation is the decision's
         rest, decision = read_decision(tail) if tail else ("", None)
         if decision is not None:
             return f"{head.strip(' ,;:')} {rest}", decision
     return None
+
+
+_ENDS_NEGATED = re.compile(rf"(?<![\w'-])(?:{_NEGATION}|ne|n')\s*$")
 
 
 def _only_window(head: str) -> bool:
@@ -758,7 +891,8 @@ def _strip_lead(text: str, end: int) -> str:
 
 _LEAD = re.compile(
     r"^(?:\s*(?:me\s+)?(?:about|of|when|if|that|on|for|sobre|de|cuando|que|si|uber|wenn|"
-    rf"dass|quand|lorsque|sur|quando|se|di|su|{phrase_pattern('clauses.every_time')})(?![\w'-]))+"
+    rf"dass|quand|lorsque|sur|quando|se|di|su|{phrase_pattern('clauses.every_time')}|"
+    rf"{phrase_pattern('predicates.telling')}|{phrase_pattern('predicates.knowing')})(?![\w'-]))+"
 )
 """The words between a decision said first and what it is about ("… about", "… every
 time", "… cada vez que")."""

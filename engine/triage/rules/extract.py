@@ -1811,7 +1811,7 @@ def _group_described(whole: str, found: Match) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-NAMED_ASIDE = re.compile(r"((?:[^\W\d][\w'’-]*\s+){1,3})\(([^()]*)\)")
+NAMED_ASIDE = re.compile(r"((?:[^\W\d][\w'’-]*\s+){1,6})\(([^()]*)\)")
 
 
 def _without_described(left: str, whole: str) -> str:
@@ -1820,7 +1820,8 @@ def _without_described(left: str, whole: str) -> str:
     for m in NAMED_ASIDE.finditer(whole):
         inner = m.group(2).strip()
         listed = name_list(inner)
-        if len(listed) == 1 and fold(listed[0]) == fold(inner):
+        bare = " ".join(re.sub(r"(?<![\w.])\d+(?![\w.])", " ", inner).split())  # "… 1450"
+        if len(listed) == 1 and fold(listed[0]) in (fold(inner), fold(bare)):
             for w in m.group(1).split():
                 left = re.sub(rf"(?<![\w'’-]){re.escape(w)}(?![\w'’-])", " ", left)
     return left

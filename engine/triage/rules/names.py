@@ -50,6 +50,16 @@ _NAME_JOINERS = {
     "bin",
     "ibn",
     "y",
+    "los",
+    "las",
+    "les",
+    "des",
+    "du",
+    "di",
+    "dei",
+    "degli",
+    "della",
+    "delle",
 }
 
 
@@ -104,9 +114,10 @@ def name_list(text: str) -> list[str]:
     names: list[str] = []
     for chunk in re.split(
         r",|;|:|/|\bor\b|\band\b|\bnor\b|\bplus\b|\by\b|\be\b|\bo\b|\bu\b|\bni\b|\bund\b|"
-        rf"\boder\b|\bet\b|\bou\b|{_NOT_A_TITLE}\.\s|\.\.\.|…",
+        rf"\boder\b|\bet\b|\bou\b|{_NOT_A_TITLE}(?<!\.[A-Za-z])\.\s|\.\.\.|…",
         text,
     ):
+        chunk = _ELIDED.sub(r"\1 ", chunk)
         tokens = re.findall(r"[\w'’.&-]+|&", chunk)
         current: list[str] = []
         pending: list[str] = []
@@ -124,7 +135,16 @@ def name_list(text: str) -> list[str]:
                 current, pending = [], []
         if current:
             names.append(" ".join(current))
-    return [n.strip(" .") for n in names if n.strip(" .")]
+    names = [_POSSESSIVE.sub("", n.strip(" .")) for n in names]
+    return [n for n in names if n]
+
+
+_ELIDED = re.compile(r"(?<![\w'’])((?:l|dall|dell|nell|all|sull|coll|quell|un)['’])(?=[A-ZÀ-Þ])")
+"""An article or a preposition elided onto a name ("dall'Agenzia delle Entrate",
+"l'Ordine"): a word before the name, not part of it."""
+_POSSESSIVE = re.compile(r"['’]s$")
+"""A name said as the owner of what a line is about ("Trevor Blaine's emails"): the name
+is Trevor Blaine ("Trader Joe's" still matches a sender of that name, word for word)."""
 
 
 def example_list(inner: str, *, casual: bool = False) -> bool:

@@ -369,10 +369,10 @@ def _a_reason(clause: str) -> bool:
     """A clause after an instruction that says why, not what else ("…, li vedo già sul
     telefono", not "…, le notifiche di Instagram"): it states no decision and names no
     sender, group or kind of message."""
+    if _BECAUSE.match(fold(clause)):  # "…, want Bram (de hond) is net geopereerd"
+        return True  # and "…, der schickt nur noch Sprachnachrichten", "…, que necesito saber …"
     if line_section(clause) is not None:
         return False
-    if _BECAUSE.match(fold(clause)):  # "…, want Bram (de hond) is net geopereerd"
-        return True  # and "…, der schickt nur noch Sprachnachrichten"
     return not _names_what_else(clause)
 
 
@@ -456,6 +456,8 @@ def decided_sentences(
             decided[-1] = (section, f"{said.rstrip('.!')}, {part[0].lower()}{part[1:]}")
         elif i and conditional[i - 1] and _restates_otherwise(part, own):
             talk.append(part)  # "… only 9 to 6 weekdays. After that they can wait."
+        elif decided and _BECAUSE.match(fold(part)):
+            talk.append(part)  # "…, que está roto y necesito saber cuándo lo arreglan"
         elif own is not None:
             decided.append((own, part))
         elif decided and not prose:  # in a paragraph each sentence stands alone
