@@ -63,6 +63,7 @@ from engine.chat.intents import (
 from engine.chat.removal import (
     Narrowing,
     Removal,
+    asks_removal,
     contradicted,
     narrowed,
     narrowed_answer,
@@ -224,7 +225,9 @@ class ChatHub:
         if narrowing is not None:
             return await self._narrow(sid, narrowing)
         read_whole = bool(request.read) and not request.unread
-        removal = self._contradicted(text) if read_whole else self._removal(text)
+        removal = self._contradicted(text) if read_whole else None
+        if removal is None and (not read_whole or asks_removal(text)):
+            removal = self._removal(text)  # "pode voltar a me avisar do vôlei": the Never line
         if removal is not None:
             return self._put_removal(sid, removal)
         change = preference_change(text)

@@ -130,6 +130,12 @@ def _clauses(sentence: str) -> list[str]:
     return [p for p in parts if p] if len(parts) > 1 else []
 
 
+def asks_removal(message: str) -> bool:
+    """The message says, in words of its own, to take a line out or back ("vuelve a
+    avisarme de …", "unmute …"), whatever else it reads as."""
+    return bool(_asks().search(fold(" ".join(message.split()))))
+
+
 def read_removal(message: str, rules_text: str) -> Removal | None:
     """The removal ``message`` asks for in the rules ``rules_text``, or None when it asks
     for none (no removal phrase, or no line shares its words)."""

@@ -87,6 +87,13 @@ def _asking() -> re.Pattern[str]:
 
 
 @cache
+def _tag_question() -> re.Pattern[str]:
+    """A tag that ends a request with a question mark ("…, tá?", "…. pode ser?"), from the
+    language data: the request is said, not asked."""
+    return re.compile(rf"[\s,.!]+{phrase_pattern('clauses.tags')}\s*\?+[\s?!.]*$")
+
+
+@cache
 def _courtesy() -> re.Pattern[str]:
     """The courtesies a request ends with ("…, thanks!"), from the language data."""
     return re.compile(rf"(?:[\s,.!]*{phrase_pattern('clauses.courtesies')})+[\s.!]*$")
@@ -704,7 +711,12 @@ def read_request(message: str, rules: str = "") -> ReadRequest:
     """The instructions in ``message`` as the rules reader reads them (none when it states
     no decision at all: a question, thanks, a reminder), with the definitions of the user's
     rules file ``rules``."""
-    folded = fold_with_map(message.strip())[0]
+    message = message.strip()
+    folded, where = fold_with_map(message)
+    tag = _tag_question().search(folded)
+    if tag is not None and tag.start() > 0:  # "…, qualquer um, tá?": said, not asked
+        message = f"{message[: where[tag.start()]].rstrip(' ,')}."
+        folded = fold_with_map(message)[0]
     if "?" in message and (_asking().match(folded) or START_NEVER.match(folded)):
         message = message.replace("?", ".")  # "Can you mute …?", "Silencia o grupo …?" ask it
     text = _tidy(message)

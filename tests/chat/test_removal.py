@@ -113,6 +113,18 @@ async def test_a_removal_asked_in_spanish_is_answered_in_spanish(tiny_engine, wo
     assert workspace.rules_file.read_text(encoding="utf-8") == "## Nunca avisar\n- Instagram\n"
 
 
+async def test_telling_again_about_a_muted_group_takes_its_line_out(tiny_engine, workspace) -> None:
+    """ "pode voltar a me avisar do futsal" reads in full as an Always line; it says to tell
+    again, so the Never line that mutes the group is put to the user instead of a second
+    line that contradicts it."""
+    rules = "## Nunca avisar\n- Instagram\n- Grupo 'Futsal de Terça'\n"
+    workspace.rules_file.write_text(rules, encoding="utf-8")
+    asked = await tiny_engine.send("pode voltar a me avisar do futsal, voltei a jogar")
+    assert asked.awaits_yes and "Futsal de Terça" in asked.text
+    await tiny_engine.send("sim")
+    assert workspace.rules_file.read_text(encoding="utf-8") == "## Nunca avisar\n- Instagram\n"
+
+
 async def test_a_linked_rules_file_stays_a_link_after_a_removal(
     tiny_engine, workspace, tmp_path
 ) -> None:

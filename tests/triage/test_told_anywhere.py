@@ -97,3 +97,29 @@ def test_words_before_a_name_in_parentheses_describe_it() -> None:
     )[0]
     assert rule.understood, rule.unread
     assert "Torre Norte 221" in explain_rule(rule).reading
+
+
+def test_not_wanting_to_miss_is_wanting_to_know() -> None:
+    body, decision = read_decision("Non voglio perdermi niente dal gruppo Vela Nord")
+    assert decision is not None and decision.section == "always"
+    assert body.startswith("dal gruppo")
+
+
+def test_a_word_for_telling_inside_what_a_line_is_about_is_no_part_of_it() -> None:
+    rule = compile_rules_text(
+        "Nada de lo que mande Inés Varela me lo pases, ni por correo ni por whatsapp\n"
+    )[0]
+    assert rule.rule.section == "never" and rule.understood, rule.unread
+
+
+def test_what_happens_outside_the_condition_said_last_is_its_otherwise() -> None:
+    rule = compile_rules_text("Do Tiago só me avisa se for sobre a obra, o resto pode esperar\n")[0]
+    assert rule.understood, rule.unread
+    assert rule.rule.section == "custom"
+
+
+def test_a_line_numbered_in_words_is_a_bullet() -> None:
+    found = parse_rules("## Regeln\nRegel 6 – WhatsApp-Gruppen: nie, außer ich werde erwähnt.\n")
+    assert [r.text for r in found.rules] == ["WhatsApp-Gruppen: nie, außer ich werde erwähnt."]
+    rule = compile_rules_text("Regel 6 – WhatsApp-Gruppen: nie, außer ich werde erwähnt.\n")[0]
+    assert rule.understood and not rule.scope.names

@@ -67,7 +67,7 @@ PHRASE_KEYS = {
         "missing",
     ),
     "definitions": ("means", "articles", "possessives"),
-    "headings": ("never", "always", "notify", "title"),
+    "headings": ("never", "always", "notify", "title", "rule"),
     "scam": (
         "gift_cards",
         "new_number",
@@ -96,6 +96,7 @@ PHRASE_KEYS = {
         "about_frames",
         "said_after",
         "otherwise",
+        "tags",
     ),
     "words": (
         "second_person",

@@ -554,6 +554,7 @@ _ALONGSIDE = re.compile(
 )
 """Words said beside a word for telling that add nothing to what the line is about: the
 user as its object, "always", "anymore" ("je veux plus être prévenu")."""
+_NOTHING_FIRST = re.compile(rf"^\s*(?:{alternation(phrases('words.nothing'))})(?![\w'-])\s*")
 _SUBORDINATE = re.compile(r"(?<![\w'-])(?:que|che|dass|that)(?![\w'-])")
 _CLAUSE_START = re.compile(r".*(?:[.;:!?]|,\s|\s[—–-]{1,2}\s)")
 
@@ -622,6 +623,9 @@ def _told_anywhere(line: _Line) -> str | None:
     keep.append(line.text[last_end:])
     body = re.sub(r"\s*,(?:\s*,)+", ",", " ".join(" ".join(keep).split()))
     body = _strip_lead(body.strip(" ,;:-—–¿¡"), 0)
+    nothing = _NOTHING_FIRST.match(fold_with_map(body)[0]) if missing else None
+    if nothing:  # "no me quiero perder nada del grupo …"
+        body = body[fold_with_map(body)[1][nothing.end() - 1] + 1 :].strip()
     opening = re.match(rf"^\s*{_OPENING}", fold_with_map(body)[0])
     if opening and opening.end():
         body = body[fold_with_map(body)[1][opening.end() - 1] + 1 :].strip(" ,;:")
@@ -701,8 +705,46 @@ def read_decision(text: str) -> tuple[str, Decision | None]:
     told = _TOLD_LAST.search(low)
     if told and told.start() > 0:  # "… will ich nichts von der Arbeit hören"
         body = body[: where[told.start()]].rstrip(" ,;:")
-    return body, decision
+    if decision.section == CUSTOM:  # "…, o resto pode esperar": the otherwise it has
+        otherwise = _OTHERWISE_LAST.search(fold_with_map(body)[0])
+        if otherwise and otherwise.start() > 0:
+            body = body[: fold_with_map(body)[1][otherwise.start()]].rstrip(" ,;")
+    missed = _MISSED_FIRST.match(fold_with_map(body)[0])
+    if decision.section == NEVER and not decision.conditional and missed:
+        # "Non voglio perdermi niente con lui": not wanting to miss is wanting to know
+        body, decision = body[fold_with_map(body)[1][missed.end() - 1] + 1 :], Decision(ALWAYS)
+    if decision.section == CUSTOM:
+        return body, decision  # "Only tell me about …": the custom reader reads its own words
+    return _without_telling_inside(body.strip(" ,;:")), decision
 
+
+_OTHERWISE_LAST = re.compile(
+    rf"\s*[,;]\s*(?:{phrase_pattern('clauses.otherwise')})"
+    rf"(?:\s+(?:{phrase_pattern('predicates.never_end')}))?[\s.!]*$"
+)
+"""What a conditional line says happens outside its condition, said last ("…, o resto pode
+esperar", "…, lo demás ya lo leo yo"): the silence its condition keeps already."""
+
+
+def _without_telling_inside(body: str) -> str:
+    """ "de lo que mande mi ex (Julián Osorio) me lo pases, ni por correo …": a word for
+    telling left inside what a line is about, once its decision is read, says nothing of
+    what it is about ("…; if X, tell me", which says what an exception gets, stays)."""
+    low, where = fold_with_map(body)
+    cuts = [
+        m.span()
+        for m in _TELLING.finditer(low)
+        if m.start() > 0 and not re.search(r"[,;]\s*$", low[: m.start()])
+    ]
+    for start, end in reversed(cuts):
+        body = f"{body[: where[start]].rstrip()} {body[where[end - 1] + 1 :].lstrip()}"
+    return re.sub(r"\s+([,;])", r"\1", " ".join(body.split())) if cuts else body
+
+
+_MISSED_FIRST = re.compile(
+    rf"^\s*{phrase_pattern('predicates.missing')}"
+    rf"(?:\s+(?:{alternation(phrases('words.nothing'))})(?![\w'-]))?\s*"
+)
 
 _TOLD_LAST = re.compile(
     rf"(?<![,;])\s+(?:{phrase_pattern('predicates.telling')}|{phrase_pattern('predicates.knowing')})"

@@ -133,8 +133,9 @@ ABOUT = _about_patterns()
 
 
 SENDER_PREP = re.compile(
-    r"(?:^|\s)(?:from|by|at|on|de|del|de la|de los|de las|von|vom|von der|der|dem|du|des|"
-    r"de l'|d'|do|da|dos|das|di|dal|dalla|della|dello|dai|degli|bei|van|van de|van het)\s+(?=\S)",
+    r"(?:^|\s)(?:from|by|at|on|de la part de|de|del|de la|de los|de las|von|vom|von der|der|dem|"
+    r"du|des|de l'|d'|do|da|dos|das|di|dal|dalla|della|dello|dai|degli|bei|van|van de|"
+    r"van het)\s+(?=\S)",
     re.I,
 )
 OTHER_ALIKE = re.compile(

@@ -78,6 +78,8 @@ def _is_name_token(token: str, before: str = "") -> bool:
         return True
     if not core or low in STOP or low in VOCAB or low in MONTHS or low in _MESSAGE_WORDS:
         return False
+    if "-" in low and all(p in STOP or p in VOCAB or p in _MESSAGE_WORDS for p in low.split("-")):
+        return False  # "WhatsApp-Gruppen", "E-Mail-Benachrichtigungen": words, not a name
     if low in WORK_WORDS:  # "nichts von der Arbeit", "Boulot :": what work is, a line says
         return False
     if low in _CHANGES:

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from engine.triage.classifier import fold
+from engine.triage.classifier.text import fold_with_map
 from engine.triage.language import alternation, phrase_pattern, phrases
 from engine.triage.rules.clauses import CATCH_ALL, sentences
 from engine.triage.rules.decision import (
@@ -47,6 +48,20 @@ __all__ = [
 _HEADING = re.compile(r"\s{0,3}(#{1,6})")
 _LABEL = re.compile(r"^\s*([^\s:#*-][^:]{0,40}?)\s*:\s*$")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(.*\S)\s*$")
+_NUMBERED = re.compile(
+    rf"^\s*(?:[-*+•]\s+)?{phrase_pattern('headings.rule')}\.?\s*\d+\s*(?:[.:)]|\s[—–-]{{1,2}})\s+(?=\S)"
+)
+
+
+def _without_numbering(line: str) -> str:
+    """ "Regel 6 – WhatsApp-Gruppen: nie" → "- WhatsApp-Gruppen: nie": a line numbered in
+    words is a bullet like "6." (the word for "rule" from the language data)."""
+    m = _NUMBERED.match(fold_with_map(line)[0])
+    if m is None:
+        return line
+    return f"- {line[fold_with_map(line)[1][m.end() - 1] + 1 :].strip()}"
+
+
 _DESCRIPTIVE = re.compile(r"^\s*[^\s:][^:]{0,60}?\s*:\s*\S")
 
 _NEVER_WORDS = phrase_pattern("headings.never")
@@ -155,7 +170,7 @@ def parse_rules(text: str, *, said_in_chat: bool = False) -> RuleSet:
         plain = " ".join(line.split())
         if not plain:
             continue
-        bullet = _BULLET.match(plain)
+        bullet = _BULLET.match(_without_numbering(plain))
         label = None if bullet else _LABEL.match(plain)
         if label:
             section = classify_heading(label.group(1))
