@@ -658,7 +658,9 @@ def _names(clause: str) -> bool:
     first word, capitalised as every first word is, is no name on that ground alone."""
     found = parse_fragment(clause)
     first = clause.split()[0].strip(" ,.;:'\"") if clause.split() else ""
-    names = [n for n in found.names if n != first]  # "Quit the choir …": a verb, capitalised
+    names = [  # "Quit the choir …": a verb, capitalised; "… debatiendo el color": no name
+        n for n in found.names if n != first and n[:1].isupper()
+    ]
     said = found.domains or found.addresses or found.chats or found.roles or found.any_of
     return bool(names or said or found.named_kinds())
 

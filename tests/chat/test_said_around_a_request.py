@@ -85,3 +85,14 @@ def test_what_is_kept_is_talk_and_what_is_not_is_a_never_line() -> None:
 def test_a_negation_after_a_word_for_telling_is_never(said: str) -> None:
     request = read_request(said)
     assert [s for s, _, _ in request.read] == ["never"]
+
+
+def test_a_clause_of_lower_case_words_after_an_instruction_is_talk() -> None:
+    """ "…, il me met en copie de tout": the words after the instruction name no one."""
+    from engine.chat.requests import read_request
+
+    request = read_request(
+        "Arrête de me notifier les mails de Gaëlle Ferrat, elle me met en copie de tout"
+    )
+    assert [section for section, _, _ in request.read] == ["never"]
+    assert request.talk and not request.unread

@@ -46,7 +46,7 @@ from engine.triage.language import (
     phrases,
 )
 from engine.triage.rules.clauses import Parts, sentences, take_apart
-from engine.triage.rules.decision import NEGATION, Decision, read_decision
+from engine.triage.rules.decision import NEGATION, ONLY_IF, Decision, read_decision
 from engine.triage.rules.extract import (
     BRAND,
     JOIN_WORDS,
@@ -853,6 +853,30 @@ def _unplaced_negation(text: str, scope: Match) -> Match:
     return replace(scope, unread=(*scope.unread, *words(said.group(0))))
 
 
+_ONLY_IF_FIRST = re.compile(rf"^\W*(?:{ONLY_IF})\b")
+"""A line that opens with its "only if" and says no telling before it."""
+SUBJECT_FIELDS = ("names", "domains", "addresses", "chats", "roles", "sender_kinds", "kinds")
+"""What a condition says of who sends or what kind of message it is: its subject."""
+
+
+def _subject_of_the_condition(scope: Match, condition: Match) -> tuple[Match, Match]:
+    """ "only if a recruiter mentions a salary": a line that names nothing before its "only
+    if" is about what the condition's subject names (recruiters' messages), and holds only
+    the rest as its condition (mentioning a salary). Never broadened to every message; a
+    condition with no subject, or with nothing besides it ("only if Mario writes"), stays
+    as it is said."""
+    subject = {f: getattr(condition, f) for f in SUBJECT_FIELDS}
+    anyone = not subject["sender_kinds"] - {"person"} and not any(
+        v for f, v in subject.items() if f != "sender_kinds"
+    )
+    if anyone:
+        return scope, condition  # "only if someone mentions me": anyone is no subject
+    rest = replace(condition, **{f: getattr(Match(), f) for f in SUBJECT_FIELDS})
+    if not rest.says_something:
+        return scope, condition
+    return replace(scope, **subject), rest
+
+
 def _custom_rule(rule: Rule, text: str) -> CompiledRule:
     split = _split_restrictive(text)
     if split is None:
@@ -880,6 +904,10 @@ def _custom_rule(rule: Rule, text: str) -> CompiledRule:
         condition = replace(condition, within=cond_window)
     if exclusion:
         condition, negated = Match(), condition
+    if not scope.says_something and window is None and _ONLY_IF_FIRST.match(fold(text)):
+        # not "Before 8am only …" (the time is what it is about), not "Only notify me about
+        # emails from Mario" (nothing else at all)
+        scope, condition = _subject_of_the_condition(scope, condition)
     if not scope.says_something:
         scope = Match(anything=True, unread=scope.all_unread())
     problem = _problem(rule.read_text, scope, condition, negated)

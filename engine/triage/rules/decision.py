@@ -73,7 +73,7 @@ def _tail_decision(tail: str) -> tuple[Decision, str] | None:
     """The decision at the start of what follows a dash, and what it leaves to read."""
     low, _ = fold_with_map(tail)
     neg = re.match(rf"\s*(?:{NEG})\b", low, re.I)
-    pos = re.match(rf"\s*(?:{POS})\b", low, re.I)
+    pos = re.match(rf"\s*(?:{POS})\b", low, re.I) or _TOLD_FIRST.match(low)
     if neg:
         return Decision(NEVER), tail[neg.end() :]
     if not pos:
@@ -87,6 +87,14 @@ def _tail_decision(tail: str) -> tuple[Decision, str] | None:
     if re.search(rf"[;.,]\s*(?:{OTHERWISE})", low_rest, re.I):
         return Decision(CUSTOM, otherwise=True), ""
     return Decision(ALWAYS), rest
+
+
+_TOLD_FIRST = re.compile(
+    rf"\s*{phrase_pattern('predicates.telling')}(?:\s+(?:always|siempre|immer|toujours|sempre|altijd))?"
+    r"(?=\s*[:;,.]|\s*$)"
+)
+"""A word for telling alone after a dash, before the list it is about ("VIP → notifica
+sempre: Paolo, …")."""
 
 
 _NEGATION = (

@@ -1822,7 +1822,8 @@ def _without_described(left: str, whole: str) -> str:
         inner = m.group(2).strip()
         listed = name_list(inner)
         bare = " ".join(re.sub(r"(?<![\w.])\d+(?![\w.])", " ", inner).split())  # "… 1450"
-        if len(listed) == 1 and fold(listed[0]) in (fold(inner), fold(bare)):
+        address = re.fullmatch(r"[\w.+-]*@[\w-]+(?:\.[\w-]+)+", inner)  # "(direction@…)"
+        if address or (len(listed) == 1 and fold(listed[0]) in (fold(inner), fold(bare))):
             for w in m.group(1).split():
                 left = re.sub(rf"(?<![\w'’-]){re.escape(w)}(?![\w'’-])", " ", left)
     return left

@@ -25,8 +25,18 @@ from engine.triage.rules.vocab import FAMILY_NAMES, STOP
 
 def _same_chat(said: str, name: str) -> bool:
     """A chat as a line names it and as WhatsApp names it: the same words, whatever emoji or
-    punctuation decorate it ("Cobalt BLR Fun" is "Cobalt BLR Fun 🎉")."""
-    return fold(said) == fold(name) or (bool(words(said)) and words(said) == words(name))
+    punctuation decorate it ("Cobalt BLR Fun" is "Cobalt BLR Fun 🎉"); a name of two words or
+    more may leave out the year or number the chat's name adds after it ("Year 11 Reunion"
+    is "Year 11 Reunion 2016 🎉"), not a word ("Book Club Organisers" is another group)."""
+    if fold(said) == fold(name):
+        return True
+    want, have = words(said), words(name)
+    if not want:
+        return False
+    extra = have[len(want) :]
+    return want == have or (
+        len(want) >= 2 and have[: len(want)] == want and all(w.isdigit() for w in extra)
+    )
 
 
 def digits(text: str) -> str:
@@ -354,7 +364,19 @@ def _name_hit(rule_name: str, value: str | None) -> bool:
     if want and want <= have:
         return True
     named = want - _titles()
-    return bool(named) and named != want and named <= have
+    if bool(named) and named != want and named <= have:
+        return True
+    return _short_first_name(named, have)
+
+
+def _short_first_name(named: set[str], have: set[str]) -> bool:
+    """ "Fede Carrizo" is Federico Carrizo: a first name said short, the start of the
+    sender's (three letters at least), beside a surname said in full."""
+    missing = named - have
+    if len(named) < 2 or len(missing) != 1:
+        return False
+    (short,) = missing
+    return len(short) >= 3 and any(h.startswith(short) and h != short for h in have - named)
 
 
 def _org_hit(rule_name: str, domain: tuple[str, ...]) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from datetime import time
+from functools import cache
 
 from engine.clock import CLOCK, rule_clock_time
 from engine.triage.classifier import fold
@@ -30,7 +31,7 @@ WINDOW = re.compile(
     rf"{_ART}{CLOCK}"
     r"|\b(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|h)?\s*(?:[-–]|\s(?:to|till|until|bis|a|tot)\s)\s*"
     r"(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|h)?"
-    r"(?![\d%/.-])(?!\s*(?:days?|weeks?|months?|times?|hours?|minutes?|people|persons|dias|"
+    r"(?![\d%/-]|\.\d)(?!\s*(?:days?|weeks?|months?|times?|hours?|minutes?|people|persons|dias|"
     r"tage|jours|giorni|dagen|veces|vezes|mal|fois|volte|keer|personas|pessoas|personen))",
     re.I,
 )
@@ -183,9 +184,46 @@ _BARE_HOURS = re.compile(
 
 
 def _said_plainly(text: str) -> str:
-    """Midnight and hours said with the part of the day, as clock times."""
+    """Midnight, hours in words and hours said with the part of the day, as clock times
+    ("from ten at night to six in the morning", "de 8 h 30 à 17 h")."""
     text = _MIDNIGHT.sub("0:00", text) if _MIDNIGHT.search(fold_keep(text)) else text
+    text = _SPACED_MINUTES.sub(r"\1:\2", text)
+    if _PART_OF_DAY.search(fold_keep(text)):
+        text = _hour_in_words().sub(_hour_in_digits, text)
     return _said_with_part_of_day(text) if _TIME_OF_DAY.search(fold_keep(text)) else text
+
+
+_SPACED_MINUTES = re.compile(r"\b(\d{1,2})\s*h\s+(\d{2})\b", re.I)
+"""“8 h 30”: an hour and its minutes, as French writes them."""
+_PART_OF_DAY = re.compile(
+    r"\b(?:at night|in the (?:morning|evening|afternoon)|o'?clock|[ap]\.?m\b|de la (?:noche|"
+    r"manana|tarde)|uhr|abends|morgens|du (?:soir|matin)|heures|di (?:sera|notte|mattina)|"
+    r"da (?:noite|manha|tarde)|'s (?:avonds|ochtends|nachts))",
+    re.I,
+)
+
+
+@cache
+def _hour_words() -> dict[str, int]:
+    from engine.triage.language import numbers
+
+    return {w: n for w, n in numbers().items() if 1 <= n <= 12 and len(w) >= 3 and " " not in w}
+
+
+@cache
+def _hour_in_words() -> re.Pattern[str]:
+    """An hour said in words after a word that says when ("to six in the morning")."""
+    said = "|".join(sorted(map(re.escape, _hour_words()), key=len, reverse=True))
+    return re.compile(
+        r"\b(from|to|until|till|after|before|between|and|at|von|bis|ab|nach|vor|um|de|a|"
+        r"hasta|desde|entre|las|dalle|alle|tra|le|das|as|ate|tot|van|tussen|om)\s+"
+        rf"({said})\b",
+        re.I,
+    )
+
+
+def _hour_in_digits(m: re.Match[str]) -> str:
+    return f"{m.group(1)} {_hour_words()[fold_keep(m.group(2)).lower()]}"
 
 
 def _days(text: str) -> tuple[str, frozenset[int] | None]:
@@ -276,6 +314,9 @@ def _find_window(text: str) -> tuple[str, Window | None]:
             end = NIGHT_END
         elif start.hour >= EVENING:
             end = NIGHT_END  # "after 9pm": through the night, not until midnight only
+        if (until := BEFORE.search(fold_keep(text))) is not None:
+            end = rule_clock_time(*until.group(1, 2, 3))  # "Après 22 h et avant 6 h"
+            text = text[: until.start()] + " " + text[until.end() :]
     elif (m := BEFORE.search(plain)) and not re.search(r"\bstart", plain[: m.start()], re.I):
         start, end = time(0, 0), rule_clock_time(*m.group(1, 2, 3))
         text = text[: m.start()] + " " + text[m.end() :]

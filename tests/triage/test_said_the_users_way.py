@@ -1,0 +1,91 @@
+"""Readings of what people write the way they write it: an "only if" that opens a line is
+about its own subject; hours in words and with a spaced "h"; a family title or a short
+first name before a name; a group's name without its year; words that describe an address
+in parentheses; a decision after an arrow and before a list."""
+
+from __future__ import annotations
+
+from datetime import time
+
+import pytest
+
+from engine.triage.rules.compile import compile_rules_text
+from engine.triage.rules.explain import explain_rule
+from engine.triage.rules.match import _name_hit, _same_chat
+from engine.triage.rules.windows import find_window
+
+
+def test_an_only_if_that_opens_a_line_is_about_its_subject() -> None:
+    """ "only if a recruiter mentions a salary" decides recruiters' messages, not all."""
+    (rule,) = compile_rules_text("only if a recruiter mentions a salary\n")
+    assert not rule.scope.anything and "hiring" in rule.scope.kinds
+    assert "salary" in rule.condition.topics
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "## Custom rules\n- Only notify me about emails from Anselm\n",  # nothing else at all
+        "Before 8am only tell me about things from the Family group.\n",  # the time is it
+        "Only notify me if someone mentions me\n",  # anyone is no subject
+    ],
+)
+def test_an_only_that_restricts_everything_stays_so(line: str) -> None:
+    (rule,) = compile_rules_text(line)
+    assert rule.scope.anything or rule.window is not None
+
+
+@pytest.mark.parametrize(
+    ("said", "start", "end"),
+    [
+        ("From ten at night to six in the morning", time(22, 0), time(6, 0)),
+        ("Après 22 h et avant 6 h", time(22, 0), time(6, 0)),
+        ("de 8 h 30 à 17 h", time(8, 30), time(17, 0)),
+        ("ma solo lun–ven 8:30–18:30.", time(8, 30), time(18, 30)),
+    ],
+)
+def test_hours_as_people_write_them(said: str, start: time, end: time) -> None:
+    _, window = find_window(said)
+    assert window is not None and (window.start, window.end) == (start, end)
+
+
+def test_two_and_five_said_without_a_time_of_day_are_no_hours() -> None:
+    assert find_window("one of the two")[1] is None
+
+
+@pytest.mark.parametrize(
+    ("said", "sender", "same"),
+    [
+        ("Auntie Bev", "Bev Hollis", True),
+        ("Coach Marisol", "Marisol Vega", True),
+        ("Fede Carrizo", "Federico Carrizo", True),
+        ("Fede Carrizo", "Fede Lopez", False),
+    ],
+)
+def test_titles_and_short_first_names(said: str, sender: str, same: bool) -> None:
+    assert _name_hit(said, sender) is same
+
+
+@pytest.mark.parametrize(
+    ("said", "chat", "same"),
+    [
+        ("Year 11 Reunion", "Year 11 Reunion 2016 🎉", True),
+        ("Book Club", "Book Club Organisers", False),
+        ("Family", "Family 2016", False),
+    ],
+)
+def test_a_group_named_without_its_year(said: str, chat: str, same: bool) -> None:
+    assert _same_chat(said, chat) is same
+
+
+def test_words_before_an_address_in_parentheses_describe_it() -> None:
+    (rule,) = compile_rules_text(
+        "## Always notify\n- Direction de l'école (direction@lycee-exemple.fr) : toujours\n"
+    )
+    assert rule.understood, rule.unread
+
+
+def test_a_decision_after_an_arrow_before_its_list() -> None:
+    (rule,) = compile_rules_text("VIP → notifica sempre: Ettore Bassani (il capo), Gemma\n")
+    assert rule.rule.section == "always" and rule.understood
+    assert "Ettore Bassani" in explain_rule(rule).reading
