@@ -96,3 +96,35 @@ def test_a_clause_of_lower_case_words_after_an_instruction_is_talk() -> None:
     )
     assert [section for section, _, _ in request.read] == ["never"]
     assert request.talk and not request.unread
+
+
+@pytest.mark.parametrize(
+    ("said", "talk"),
+    [
+        (
+            "don't let the Walkers group buzz me at night, like after 10pm. daytime is fine",
+            "daytime is fine",
+        ),
+        (
+            "El grupo Vecinos Norte que no me suene de noche, de 10 de la noche a 7 de la mañana. "
+            "De día sí",
+            "De día sí",
+        ),
+    ],
+)
+def test_the_other_hours_said_fine_after_a_windowed_line_are_talk(said: str, talk: str) -> None:
+    """ "… after 10pm. daytime is fine": the line holds at night only; the day is no rule."""
+    from engine.chat.requests import read_request
+
+    request = read_request(said)
+    assert [section for section, _, _ in request.read] == ["never"]
+    assert talk in request.talk
+
+
+def test_a_greeting_opens_a_request_and_is_no_part_of_it() -> None:
+    from engine.chat.requests import read_request
+
+    request = read_request(
+        "Grüezi, Mails von @alpenholz.example bitte nur Mo bis Fr 8 bis 17 Uhr melden"
+    )
+    assert request.read and not request.unread

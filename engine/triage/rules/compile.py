@@ -155,7 +155,7 @@ _NEGATIVE = re.compile(
     re.I,
 )
 _ONLY = (
-    r"(?:only|solo|nur|seulement|uniquement|somente|apenas|alleen|"
+    r"(?:only|solo|nur|seulement|uniquement|somente|apenas|alleen|nomas|"
     r"so(?=\s+(?:se|quando|em|no|na|nos|nas|de|do|da|as|aos|durante|entre|depois|antes)\b))"
 )
 _ONLY_VERB = (

@@ -43,7 +43,7 @@ OTHERWISE: Final = (
 RESTRICTIVE: Final = (
     r"\b(?:only|unless|except|alleen|tenzij|behalve|solo|salvo|excepto|a menos que|nur|ausser|"
     r"es sei denn|seulement|"
-    r"uniquement|sauf|a moins que|somente|apenas|exceto|a nao ser que|tranne|eccetto|"
+    r"uniquement|sauf|a moins que|somente|apenas|exceto|a nao ser que|tranne|eccetto|nomas|"
     r"so(?=\s(?:se|quando|em|no|na|nos|nas|de|do|da|dos|das|as|aos|para|pelo|pela|durante|"
     r"entre|depois|antes|me)\b)|"
     r"a meno che)\b"

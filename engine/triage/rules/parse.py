@@ -209,13 +209,23 @@ def parse_rules(text: str, *, said_in_chat: bool = False) -> RuleSet:
 _AFTER_THAT = re.compile(rf"^\s*(?:(?:{JOIN_WORDS})\s+)?{phrase_pattern('clauses.otherwise')}[\s,]")
 
 
-def _restates_otherwise(sentence: str, own: Section | None) -> bool:
+def _restates_otherwise(
+    sentence: str, own: Section | None, *, after_a_window: bool = False
+) -> bool:
     """A sentence after a conditional instruction that says what happens outside it and
     asks no more than the silence the condition already keeps ("Fora disso podem esperar",
-    "Danach hat das Zeit bis morgen"): the instruction's own otherwise, not a rule."""
-    if own not in (None, NEVER) or not _AFTER_THAT.match(fold(sentence)):
+    "Danach hat das Zeit bis morgen"): the instruction's own otherwise, not a rule. After an
+    instruction that holds at some hours, one that says the other hours are fine ("…
+    after 10pm. daytime is fine", "De día sí") restates that the line holds then only."""
+    if not _AFTER_THAT.match(fold(sentence)):
+        return False
+    if own not in (None, NEVER) and not (after_a_window and own == ALWAYS):
         return False
     return not _names_what_else(sentence)
+
+
+def _windowed(sentence: str) -> bool:
+    return find_window(sentence)[1] is not None
 
 
 def _sentences_read(
@@ -469,7 +479,11 @@ def decided_sentences(
         if decided and _EXCEPTION_OPENS.match(fold(part)):  # "… Except Sophie, she can …"
             section, said = decided[-1]
             decided[-1] = (section, f"{said.rstrip('.!')}, {part[0].lower()}{part[1:]}")
-        elif i and conditional[i - 1] and _restates_otherwise(part, own):
+        elif (
+            i
+            and (conditional[i - 1] or _windowed(parts[i - 1]))
+            and _restates_otherwise(part, own, after_a_window=not conditional[i - 1])
+        ):
             talk.append(part)  # "… only 9 to 6 weekdays. After that they can wait."
         elif decided and _BECAUSE.match(fold(part)):
             talk.append(part)  # "…, que está roto y necesito saber cuándo lo arreglan"

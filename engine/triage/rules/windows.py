@@ -52,7 +52,8 @@ BEFORE = re.compile(
 )
 NIGHT = re.compile(
     r"\b(at night|overnight|during the night|at nighttime|por la noche|de noche|nachts|"
-    r"la nuit|de nuit|a noite|de madrugada|di notte|'s nachts|in de nacht|'s avonds laat)\b",
+    r"la nuit|de nuit|a noite|de noite|durante a noite|de madrugada|di notte|'s nachts|"
+    r"in de nacht|'s avonds laat)\b",
     re.I,
 )
 WEEKEND = re.compile(
