@@ -42,6 +42,7 @@ def test_an_only_that_restricts_everything_stays_so(line: str) -> None:
         ("Après 22 h et avant 6 h", time(22, 0), time(6, 0)),
         ("de 8 h 30 à 17 h", time(8, 30), time(17, 0)),
         ("ma solo lun–ven 8:30–18:30.", time(8, 30), time(18, 30)),
+        ("só em dia útil das 8h às 18h", time(8, 0), time(18, 0)),
     ],
 )
 def test_hours_as_people_write_them(said: str, start: time, end: time) -> None:

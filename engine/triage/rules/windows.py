@@ -23,10 +23,10 @@ def fold_keep(text: str) -> str:
     return "".join(c if len(f := unicodedata.normalize("NFKD", c)) == 1 else f[0] for c in text)
 
 
-_AND = r"(?:and|to|until|till|y|a|und|bis|et|e|alle|en|tot|-|–)"
+_AND = r"(?:and|to|until|till|y|a|as|und|bis|et|e|alle|en|tot|-|–)"
 _ART = r"(?:las\s+|les\s+|le\s+|den\s+|as\s+|os\s+|la\s+|a\s+|l')?"
 WINDOW = re.compile(
-    rf"\b(?:between|from|entre|zwischen|von|de|dalle|tra|dalle ore|tussen|van)\s+{_ART}{CLOCK}"
+    rf"\b(?:between|from|entre|zwischen|von|de|das|dalle|tra|dalle ore|tussen|van)\s+{_ART}{CLOCK}"
     rf"\s*{_AND}\s*"
     rf"{_ART}{CLOCK}"
     r"|\b(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|h)?\s*(?:[-–]|\s(?:to|till|until|bis|a|tot)\s)\s*"
@@ -63,7 +63,8 @@ WEEKEND = re.compile(
 )
 WEEKDAYS = re.compile(
     r"\b(?:on\s+)?(?:weekdays|work ?days|working days|dias laborables|entre semana|werktags|"
-    r"wochentags|en semaine|jours ouvres|dias uteis|giorni feriali|doordeweeks|op werkdagen)\b",
+    r"wochentags|en semaine|jours ouvres|dias uteis|dia util|giorni feriali|doordeweeks|"
+    r"op werkdagen)\b",
     re.I,
 )
 
