@@ -352,6 +352,9 @@ class ChatHub:
         """A rule change the rules reader read in full: each instruction is added to its
         section as the user said it."""
         answers = []
+        for definition in request.defines:  # "my landlord = Mr Okafor": read with the rule
+            args = {"section": request.read[0][0], "rule": definition}
+            await self._run_tool_for_user(sid, "add_notification_rule", args)
         for section, said, reading in request.read:
             args = {"section": section, "rule": said}
             status, result = await self._run_tool_for_user(sid, "add_notification_rule", args)

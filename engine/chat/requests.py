@@ -21,6 +21,7 @@ from engine.chat.replies import words as reply_words
 from engine.chat.said_in import language_of
 from engine.triage.classifier.text import fold_with_map
 from engine.triage.language import (
+    alternation,
     function_words,
     identity_words,
     phrase_pattern,
@@ -65,6 +66,9 @@ class ReadRequest:
     talk: tuple[str, ...] = ()
     """What the message says besides its instructions, set aside as context ("I'm flying
     to Lisbon on the 18th"): shown with the answer, never applied."""
+    defines: tuple[str, ...] = ()
+    """Definitions the message gives for a role its instructions say ("my landlord = Mr
+    Okafor, …" from "He's Mr Okafor, …"): written beside them, so the file reads them so."""
 
     @property
     def any(self) -> bool:
@@ -729,10 +733,11 @@ def read_request(message: str, rules: str = "") -> ReadRequest:
     if kept is not None:
         return kept
     text = _apart(text, rules, code)
+    text, defined = _named_after(text)
     read: list[tuple[str, str, str]] = []
     unread: list[tuple[str, str]] = []
     antecedent: str | None = None
-    written = f"{_defined_in(rules)}{text}\n"
+    written = f"{_defined_in(rules)}{defined}{text}\n"
     # what restricts or says a word that decides is context beside an instruction ("…, der
     # schickt nur noch Sprachnachrichten"), and the instruction when there is no other one
     # ("Pour le groupe de la copro, seulement si on me mentionne.")
@@ -768,7 +773,46 @@ def read_request(message: str, rules: str = "") -> ReadRequest:
             read.append((section, said, line.reading))
     told_apart = parse_rules(written, said_in_chat=in_chat)
     told = tuple(t for _, t in told_apart.notes)
-    return ReadRequest(tuple(read), tuple(unread), code, told if read else ())
+    lines = tuple(d.strip() for d in defined.splitlines() if d.strip()) if read else ()
+    return ReadRequest(tuple(read), tuple(unread), code, told if read else (), lines)
+
+
+@cache
+def _named_as() -> re.Pattern[str]:
+    return re.compile(rf"^\s*(?:{phrase_pattern('definitions.named_as')})\s+(?=\S)")
+
+
+@cache
+def _role_said() -> re.Pattern[str]:
+    """A role said with a possessive ("my landlord", "minha sogra"), folded."""
+    roles = alternation(sorted(identity_words()))
+    return re.compile(
+        rf"(?<![\w'-])(?:{phrase_pattern('definitions.possessives')})\s+(?:{roles})(?![\w'-])"
+    )
+
+
+def _named_after(text: str) -> tuple[str, str]:
+    """ "Anything my landlord sends, I want to know about. He's Mr Okafor, emails from
+    okafor-lettings.": a sentence that names the one a role said before stands for ("He's …",
+    "O nome dela é …", "Er heißt …") is a definition of that role, as a rules file writes it
+    ("my landlord = Mr Okafor, …"): (the text without it, the definitions as lines). Only
+    with a name written with a capital or an address in it."""
+    kept: list[str] = []
+    defined: list[str] = []
+    for sentence in sentences(text):
+        folded, where = fold_with_map(sentence)
+        said = _named_as().match(folded)
+        before = fold_with_map(" ".join(kept))[0]
+        roles = list(_role_said().finditer(before))
+        rest = sentence[where[said.end() - 1] + 1 :].strip(" .") if said else ""
+        named = bool(re.search(r"(?:^|\s)[A-ZÀ-Þ][\w'’-]+|@|\w\.\w{2,}", rest))
+        if said and roles and named:
+            defined.append(f"{roles[-1].group(0)} = {rest}\n")
+            continue
+        kept.append(sentence)
+    if not defined:
+        return text, ""
+    return " ".join(kept), "".join(defined)
 
 
 @cache

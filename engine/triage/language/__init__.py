@@ -66,7 +66,7 @@ PHRASE_KEYS = {
         "unwanting",
         "missing",
     ),
-    "definitions": ("means", "articles", "possessives"),
+    "definitions": ("means", "articles", "possessives", "named_as"),
     "headings": ("never", "always", "notify", "title", "rule"),
     "scam": (
         "gift_cards",
