@@ -90,3 +90,12 @@ def test_a_decision_after_an_arrow_before_its_list() -> None:
     (rule,) = compile_rules_text("VIP → notifica sempre: Ettore Bassani (il capo), Gemma\n")
     assert rule.rule.section == "always" and rule.understood
     assert "Ettore Bassani" in explain_rule(rule).reading
+
+
+def test_the_post_office_alone_is_the_company_not_every_email() -> None:
+    """ "Correios: não" names the post office; read as every e-mail it would silence them
+    all. Said of whose ("Correos de mi jefa") the word is the source."""
+    (rule,) = compile_rules_text("Correios: não\n")
+    assert rule.rule.section == "never" and "Correios" in rule.scope.names
+    (mine,) = compile_rules_text("## Siempre\n- Correos de Ana Ruiz\n")
+    assert "email" in mine.scope.sources and "Correos" not in mine.scope.names

@@ -705,9 +705,10 @@ def without_companies(text: str) -> str:
 
 
 def at_start_lower(text: str) -> str:
-    """ "Correos de mi jefa …": at the start of a line the word is the source, not the
-    company."""
-    m = re.match(r"^(\s*)(Correos|Correios)\b", text)
+    """ "Correos de mi jefa …": at the start of a line, said of whose they are, the word is
+    the source, not the company; alone ("Correios: não") it is the company, the narrower
+    reading (a line is never broadened to every e-mail)."""
+    m = re.match(r"^(\s*)(Correos|Correios)\b(?=\s+(?:de|da|do|das|dos|del|di)\b)", text)
     return f"{m.group(1)}{m.group(2).lower()}{text[m.end() :]}" if m else text
 
 
