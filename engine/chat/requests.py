@@ -51,7 +51,7 @@ from engine.triage.rules.extract import (
 from engine.triage.rules.kindwords import BEFORE_A_NAME
 from engine.triage.rules.names import is_german, name_list
 from engine.triage.rules.parse import ALWAYS, CUSTOM, NEVER, parse_rules
-from engine.triage.rules.vocab import ROLE_WORDS
+from engine.triage.rules.vocab import ROLE_WORDS, WORK_WORDS
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,13 @@ def _tag_question() -> re.Pattern[str]:
     """A tag that ends a request with a question mark ("…, tá?", "…. pode ser?"), from the
     language data: the request is said, not asked."""
     return re.compile(rf"[\s,.!]+{phrase_pattern('clauses.tags')}\s*\?+[\s?!.]*$")
+
+
+@cache
+def _tag_inside() -> re.Pattern[str]:
+    """A tag question between two sentences of a request ("Los findes nada del curro,
+    ¿vale? Nada de …")."""
+    return re.compile(rf"[\s,]+¿?\s*{phrase_pattern('clauses.tags')}\s*\?+(?=\s+\S)")
 
 
 @cache
@@ -722,7 +729,11 @@ def read_request(message: str, rules: str = "") -> ReadRequest:
     tag = _tag_question().search(folded)
     if tag is not None and tag.start() > 0:  # "…, qualquer um, tá?": said, not asked
         message = f"{message[: where[tag.start()]].rstrip(' ,')}."
-        folded = fold_with_map(message)[0]
+        folded, where = fold_with_map(message)
+    for inside in reversed(list(_tag_inside().finditer(folded))):  # "…, ¿vale? Nada de …"
+        head, tail = message[: where[inside.start()]], message[where[inside.end() - 1] + 1 :]
+        message = f"{head.rstrip(' ,')}.{tail}"
+    folded = fold_with_map(message)[0]
     if "?" in message and (_asking().match(folded) or START_NEVER.match(folded)):
         message = message.replace("?", ".")  # "Can you mute …?", "Silencia o grupo …?" ask it
     text = _tidy(message)
@@ -733,6 +744,7 @@ def read_request(message: str, rules: str = "") -> ReadRequest:
     if kept is not None:
         return kept
     text = _apart(text, rules, code)
+    text = _work_named_after(text)
     text, defined = _named_after(text)
     read: list[tuple[str, str, str]] = []
     unread: list[tuple[str, str]] = []
@@ -775,6 +787,36 @@ def read_request(message: str, rules: str = "") -> ReadRequest:
     told = tuple(t for _, t in told_apart.notes)
     lines = tuple(d.strip() for d in defined.splitlines() if d.strip()) if read else ()
     return ReadRequest(tuple(read), tuple(unread), code, told if read else (), lines)
+
+
+def _work_named_after(text: str) -> str:
+    """ "Am Wochenende will ich nix von der Arbeit hören. Also nichts von @kronberger-bau.at.":
+    a sentence whose only unread word is the user's work, followed by one that names who
+    the work is, read as one line with the work named in parentheses, as a rules file
+    says it ("… von der Arbeit (@kronberger-bau.at) hören"), so the first sentence's days
+    and hours stay with it."""
+    parts = sentences(text)
+    for i in range(len(parts) - 1):
+        found = compile_rules_text(f"{parts[i]}\n")
+        if len(found) > 1 or (found and found[0].understood):
+            continue
+        said_words = set(re.findall(r"\w+", fold_with_map(parts[i])[0]))
+        unread = (
+            {fold_with_map(w)[0] for w in found[0].unread} if found else said_words & WORK_WORDS
+        )
+        if not unread or not unread <= WORK_WORDS:
+            continue  # told as talk ("Fim de semana nada do trabalho") or flagged for work only
+        named = parse_fragment(parts[i + 1])
+        said = [*(f"@{d}" for d in named.domains), *named.addresses, *named.names]
+        folded, where = fold_with_map(parts[i])
+        work = re.search(rf"(?<![\w'-])(?:{'|'.join(sorted(unread))})(?![\w'-])", folded)
+        if not said or work is None:
+            continue
+        end = where[work.end() - 1] + 1
+        parts[i] = f"{parts[i][:end]} ({', '.join(said)}){parts[i][end:]}"
+        del parts[i + 1]
+        return " ".join(parts)
+    return text
 
 
 @cache

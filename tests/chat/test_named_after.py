@@ -4,6 +4,8 @@ and the definition is written beside the rule, so the file reads the rule the sa
 
 from __future__ import annotations
 
+import pytest
+
 from engine.chat.requests import read_request
 from engine.triage.rules.compile import compile_rules_text
 
@@ -32,3 +34,36 @@ async def test_the_definition_is_written_beside_the_rule(tiny_engine, workspace)
     assert "my landlord = Mr Adeyemi" in text
     (rule,) = compile_rules_text(text)
     assert rule.understood and "Mr Adeyemi" in rule.scope.names
+
+
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        (
+            "Am Wochenende will ich nix von der Arbeit hören. Also nichts von @holzbau.example.",
+            "holzbau.example",
+        ),
+        (
+            "Los findes nada del curro, ¿vale? Nada de Talleres Ibarra (@talleresibarra.example)",
+            "talleresibarra.example",
+        ),
+        (
+            "Fim de semana nada do trabalho, ok? Nada da Gráfica Sol (@graficasol.example)",
+            "graficasol.example",
+        ),
+    ],
+)
+def test_the_work_named_after_keeps_the_days_said_before(said: str, name: str) -> None:
+    """The sentence after names who the work is; the days stay with it (never all week)."""
+    request = read_request(said)
+    assert len(request.read) == 1 and not request.unread
+    section, _, reading = request.read[0]
+    assert section == "never" and name in reading
+    (rule,) = compile_rules_text(f"{request.read[0][1]}\n")
+    assert rule.window is not None and rule.window.days == frozenset({5, 6})
+
+
+def test_sat_sun_is_the_weekend() -> None:
+    (rule,) = compile_rules_text("nothing from Pratt & Ives (pratt-ives.example) on Sat/Sun\n")
+    assert rule.window is not None and rule.window.days == frozenset({5, 6})
+    assert not {"Sat", "Sun"} & set(rule.scope.names)

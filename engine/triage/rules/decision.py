@@ -467,6 +467,13 @@ _NO_START = re.compile(
     + "|".join(phrase_regex(p) for p in phrases("words.no_determiners") if len(p) > 2)
     + r")\s+(?=\S)"
 )
+_NOTHING_OF_START = re.compile(
+    rf"^\s*{_OPENING}(?:{alternation(phrases('words.nothing'))})\s+"
+    rf"(?!\w+\s+(?:{alternation(phrases('words.nothing'))})\b)(?=(?:from|of|de|del|do|da|"
+    r"dos|das|du|des|von|vom|di|dal|dalla|della|dello|dei|van)\s)"
+)
+"""A line that opens with "nothing" from someone ("Nada de Logística Berrocal", "Rien de
+chez …", "Nichts von @…"): never, whoever that is."""
 _NEITHER_START = re.compile(rf"^\s*{_OPENING}{phrase_pattern('words.neither')}\s+(?=\S)")
 _NOR = re.compile(rf"{phrase_pattern('words.neither')}|\bnor\b")
 
@@ -805,7 +812,7 @@ def _read_decision(text: str) -> tuple[str, Decision | None]:
         return _strip_lead(text, always.end()), Decision(ALWAYS)
     if re.search(r"\bonly\s+(?:notify|tell|alert|ping|let)\b|\bnur\s+benachrichtig", low):
         return text, Decision(CUSTOM)
-    no = _NO_START.match(low) or _neither_nor(low)
+    no = _NO_START.match(low) or _neither_nor(low) or _NOTHING_OF_START.match(low)
     if no and not re.search(RESTRICTIVE, low):
         return _strip_lead(text, no.end()), Decision(NEVER)
     windowed = _window_last(text)

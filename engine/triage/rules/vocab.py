@@ -400,6 +400,12 @@ WORK_WORDS = frozenset(
         "boulot",
         "lavoro",
         "werk",
+        "taf",
+        "job",
+        "geschaftliche",
+        "geschaftlich",
+        "dienstliche",
+        "dienstlich",
     }
 )
 """Words for the user's work: who sends it is for the line to say ("work (@… their domain)"),

@@ -57,7 +57,9 @@ NIGHT = re.compile(
     re.I,
 )
 WEEKEND = re.compile(
-    r"\b(?:on\s+)?(?:the\s+)?(?:weekends?|fines? de semana|wochenenden?|week-ends?|"
+    r"\b(?:on\s+)?(?:the\s+)?(?:weekends?|fines? de semana|fim de semana|fins de semana|findes?|"
+    r"wochenenden?|week-ends?|"
+    r"(?:sat(?:urday)?|sa|sab|sam|za)s?\s*(?:/|&|\+)\s*(?:sun(?:day)?|so|dom|dim|zo)s?|"
     r"fins? de semana|fine settimana|in het weekend)\b",
     re.I,
 )
