@@ -52,6 +52,7 @@ from engine.triage.rules.kindwords import BEFORE_A_NAME
 from engine.triage.rules.names import is_german, name_list
 from engine.triage.rules.parse import ALWAYS, CUSTOM, NEVER, parse_rules
 from engine.triage.rules.vocab import ROLE_WORDS, WORK_WORDS
+from engine.triage.rules.windows import find_window
 
 
 @dataclass(frozen=True)
@@ -763,6 +764,8 @@ def read_request(message: str, rules: str = "") -> ReadRequest:
         rule = _with_names_capitalised(_with_antecedent(first, chat or antecedent, code))
         antecedent = _named(rule) or antecedent
         said = rule.rule.text
+        if find_window(rule.rule.read_text)[1] and not find_window(said)[1]:
+            said = rule.rule.read_text  # "… I'm asleep. Only Dad gets through": with its hours
         section = rule.rule.section or CUSTOM
         line = explain_rule(rule, language=code)
         if not rule.understood:

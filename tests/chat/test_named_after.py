@@ -67,3 +67,9 @@ def test_sat_sun_is_the_weekend() -> None:
     (rule,) = compile_rules_text("nothing from Pratt & Ives (pratt-ives.example) on Sat/Sun\n")
     assert rule.window is not None and rule.window.days == frozenset({5, 6})
     assert not {"Sat", "Sun"} & set(rule.scope.names)
+
+
+def test_hours_told_before_an_only_are_written_with_it() -> None:
+    request = read_request("9pm to 4:30am I'm asleep. Only Tobias and Kirra get through.")
+    ((section, said, _),) = request.read
+    assert section == "custom" and said.startswith("Between 21:00 and 04:30")

@@ -99,3 +99,14 @@ def test_the_post_office_alone_is_the_company_not_every_email() -> None:
     assert rule.rule.section == "never" and "Correios" in rule.scope.names
     (mine,) = compile_rules_text("## Siempre\n- Correos de Ana Ruiz\n")
     assert "email" in mine.scope.sources and "Correos" not in mine.scope.names
+
+
+def test_hours_told_before_an_only_are_when_it_holds() -> None:
+    """ "9pm to 4:30am I'm asleep. Only Dad and Kirra get through.": the "only" holds at
+    those hours, not all day; the file keeps the user's words."""
+    (rule,) = compile_rules_text("9pm to 4:30am I'm asleep. Only Tobias and Kirra get through.\n")
+    assert rule.rule.text == "Only Tobias and Kirra get through."
+    assert rule.window is not None and (rule.window.start, rule.window.end) == (
+        time(21, 0),
+        time(4, 30),
+    )

@@ -224,12 +224,36 @@ def _restates_otherwise(
     return not _names_what_else(sentence)
 
 
+def _hours_told_before(parts: list[str], owns: list[Section | None]) -> dict[str, str]:
+    """ "9pm to 4:30am I'm asleep. Only Dad and Kirra get through.": hours told in a
+    sentence that decides nothing are when the "only" after it holds. The "only" sentence is
+    read with them written in as the reader writes a window ("Between 21:00 and 04:30, only
+    …"); it stays as said in the file. Returns the readings by sentence."""
+    readings: dict[str, str] = {}
+    for i in range(len(parts) - 1):
+        _, window = find_window(parts[i])
+        said = parts[i + 1]
+        if (
+            owns[i] is not None
+            or window is None
+            or window.start is None
+            or window.end is None
+            or len(window.days) != 7
+            or owns[i + 1] != CUSTOM
+            or find_window(said)[1] is not None
+        ):
+            continue
+        start, end = f"{window.start:%H:%M}", f"{window.end:%H:%M}"
+        readings[said] = f"Between {start} and {end}, {said[0].lower()}{said[1:]}"
+    return readings
+
+
 def _windowed(sentence: str) -> bool:
     return find_window(sentence)[1] is not None
 
 
 def _sentences_read(
-    pieces: tuple[list[str], list[tuple[Section, str]]],
+    pieces: tuple[list[str], list[tuple[Section, str]], dict[str, str]],
     section: Section | None,
     number: int,
     rules: list[Rule],
@@ -238,13 +262,13 @@ def _sentences_read(
 ) -> None:
     """The sentences of one line (``decided_sentences``) added to the file's rules and notes:
     under a heading what they say first qualifies the section's rule."""
-    talk, decided = pieces
+    talk, decided, readings = pieces
     if section is None:
         for t in talk:
             _talk_or_rule(t, number, rules, notes, said_in_chat)
     elif talk:
         rules.append(Rule(section, " ".join(talk), number))
-    rules += [Rule(own, t, number) for own, t in decided]
+    rules += [Rule(own, t, number, readings.get(t, "")) for own, t in decided]
 
 
 def _goes_on(rules: list[Rule], line: str) -> bool:
@@ -451,13 +475,14 @@ def _only_talk(clause: str) -> bool:
 
 def decided_sentences(
     text: str, *, prose: bool = False
-) -> tuple[list[str], list[tuple[Section, str]]] | None:
+) -> tuple[list[str], list[tuple[Section, str]], dict[str, str]] | None:
     """A line of several sentences, some of them saying their own decision after the
     first ("ShowingTime confirmations: no. Cancelled showings: yes.", a paragraph of
     instructions): (the sentences before the first decided one, read as talk; each decided
     sentence with the undecided ones after it, which qualify it). None when the line is
     one rule (one sentence, or only its first says a decision). A paragraph outside the
-    sections (``prose``) is always read sentence by sentence."""
+    sections (``prose``) is always read sentence by sentence. The third part: sentences
+    read from other words than their own (``_hours_told_before``)."""
     parts = [
         r
         for s in sentences(text, semicolons=False)
@@ -469,6 +494,7 @@ def decided_sentences(
     owns = [line_section(p) for p in parts]
     if not any(owns[1:]) and not prose:
         return None
+    readings = _hours_told_before(parts, owns)
     talk: list[str] = []
     decided: list[tuple[Section, str]] = []
     conditional = [
@@ -494,4 +520,4 @@ def decided_sentences(
             decided[-1] = (section, f"{said} {part}")
         else:
             talk.append(part)
-    return talk, decided
+    return talk, decided, readings
