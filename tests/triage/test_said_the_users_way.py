@@ -110,3 +110,24 @@ def test_hours_told_before_an_only_are_when_it_holds() -> None:
         time(21, 0),
         time(4, 30),
     )
+
+
+@pytest.mark.parametrize(
+    ("line", "examples"),
+    [
+        ("Mute the Ashby Family group unless it's urgent, like someone's ill", "someone's ill"),
+        (
+            "Silencia el grupo Portal 9 salvo que sea algo urgente tipo cortes de luz",
+            "cortes de luz",
+        ),
+    ],
+)
+def test_examples_of_a_condition_are_shown_not_read_as_more(line: str, examples: str) -> None:
+    (rule,) = compile_rules_text(f"{line}\n")
+    assert rule.understood, rule.unread
+    assert rule.condition.urgent and examples in rule.condition.examples
+
+
+def test_a_like_that_gives_no_example_stays_in_the_condition() -> None:
+    (rule,) = compile_rules_text("Only notify me about emails if they look like a real person\n")
+    assert not rule.condition.examples

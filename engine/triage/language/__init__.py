@@ -97,6 +97,7 @@ PHRASE_KEYS = {
         "said_after",
         "otherwise",
         "tags",
+        "examples",
     ),
     "words": (
         "second_person",

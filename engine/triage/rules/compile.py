@@ -37,6 +37,7 @@ from typing import Any, Literal
 from engine.events import Event
 from engine.tasks import one_line
 from engine.triage.classifier import Classification, fold, words
+from engine.triage.classifier.text import fold_with_map
 from engine.triage.language import (
     DATA_KINDS,
     PHRASE_KEYS,
@@ -210,6 +211,12 @@ def _condition(text: str, style: Style | None = None) -> tuple[Match, Match]:
     if neg:
         negated = parse_fragment(first[neg.start(1) :], german=style.german, casual=style.casual)
         first = first[: neg.start()]
+    whole, (first, examples) = first, _examples_said(first)
+    before = _alternatives(first, style, Match()) or parse_fragment(
+        first, german=style.german, casual=style.casual
+    )
+    if examples and not before.says_something:
+        first, examples = whole, ""  # "… sound like spam": no example of anything said
     found = _alternatives(first, style, Match())
     for sentence in rest:
         if re.match(
@@ -221,7 +228,24 @@ def _condition(text: str, style: Style | None = None) -> tuple[Match, Match]:
             extra = parse_fragment(re.sub(r"^\s*\w+'?\w*\s+", "", sentence))
             if negated.empty:
                 negated = extra
-    return found or parse_fragment(first, german=style.german, casual=style.casual), negated
+    found = found or parse_fragment(first, german=style.german, casual=style.casual)
+    if examples and found.says_something:
+        found = replace(found, examples=(*found.examples, examples))
+    return found, negated
+
+
+def _examples_said(clause: str) -> tuple[str, str]:
+    """ "it's urgent, like someone's ill or plans change last minute": what follows a word
+    for "for example" after what a condition says illustrates it (shown as examples, not
+    read as more conditions). The clause as it was when there is none, or nothing before."""
+    folded, where = fold_with_map(clause)
+    m = _EXAMPLES.search(folded)
+    if m is None or m.start() == 0 or not folded[: m.start()].strip(" ,"):
+        return clause, ""
+    return clause[: where[m.start()]].rstrip(" ,"), clause[where[m.end() - 1] + 1 :].strip(" .")
+
+
+_EXAMPLES = re.compile(rf"(?:,\s*|\s+)(?:{phrase_pattern('clauses.examples')})\s+(?=\S)")
 
 
 def _split_restrictive(text: str) -> tuple[str, str, bool] | None:

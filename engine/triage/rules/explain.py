@@ -204,8 +204,9 @@ def explain_rule(
     if rule.exception_notifies:
         notes.append(w.text("excepts_notified"))
     notes += [w.text("corrected", said=said, read=read) for said, read in rule.corrections]
-    if rule.scope.examples:
-        notes.append(w.text("examples", examples=", ".join(rule.scope.examples)))
+    examples = (*rule.scope.examples, *rule.condition.examples)
+    if examples:
+        notes.append(w.text("examples", examples=", ".join(examples)))
     return LineExplanation(
         line_number=rule.rule.line_number,
         text=rule.rule.text,

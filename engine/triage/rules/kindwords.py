@@ -824,7 +824,7 @@ KIND_WORDS: list[KindWord] = [
         "urgent",
         "urgent",
         r"time-sensitive",
-        r"(?:(?:is |are |they're |it's )?(?:marked|flagged) (?:as )?)?urgent(?:es)?",
+        r"(?:(?:is |are |they're |it's )?(?:marked|flagged) (?:as )?)?urgent(?:es|e|i)?",
         r"dringende?",
         r"eilige?",
         r"spoed(?:eisend)?",
