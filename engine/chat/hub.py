@@ -352,7 +352,7 @@ class ChatHub:
         """A rule change the rules reader read in full: each instruction is added to its
         section as the user said it."""
         answers = []
-        for definition in request.defines:  # "my landlord = Mr Okafor": read with the rule
+        for definition in request.defines:  # "my landlord = Mr Adeyemi": read with the rule
             args = {"section": request.read[0][0], "rule": definition}
             await self._run_tool_for_user(sid, "add_notification_rule", args)
         for section, said, reading in request.read:

@@ -69,7 +69,7 @@ class ReadRequest:
     to Lisbon on the 18th"): shown with the answer, never applied."""
     defines: tuple[str, ...] = ()
     """Definitions the message gives for a role its instructions say ("my landlord = Mr
-    Okafor, …" from "He's Mr Okafor, …"): written beside them, so the file reads them so."""
+    Adeyemi, …" from "He's Mr Adeyemi, …"): written beside them, so the file reads them so."""
 
     @property
     def any(self) -> bool:
@@ -793,10 +793,10 @@ def read_request(message: str, rules: str = "") -> ReadRequest:
 
 
 def _work_named_after(text: str) -> str:
-    """ "Am Wochenende will ich nix von der Arbeit hören. Also nichts von @kronberger-bau.at.":
+    """ "Am Wochenende will ich nix von der Arbeit hören. Also nichts von @holzbau.example.":
     a sentence whose only unread word is the user's work, followed by one that names who
     the work is, read as one line with the work named in parentheses, as a rules file
-    says it ("… von der Arbeit (@kronberger-bau.at) hören"), so the first sentence's days
+    says it ("… von der Arbeit (@holzbau.example) hören"), so the first sentence's days
     and hours stay with it."""
     parts = sentences(text)
     for i in range(len(parts) - 1):
@@ -837,10 +837,10 @@ def _role_said() -> re.Pattern[str]:
 
 
 def _named_after(text: str) -> tuple[str, str]:
-    """ "Anything my landlord sends, I want to know about. He's Mr Okafor, emails from
-    okafor-lettings.": a sentence that names the one a role said before stands for ("He's …",
+    """ "Anything my landlord sends, I want to know about. He's Mr Adeyemi, emails from
+    adeyemi-lets.": a sentence that names the one a role said before stands for ("He's …",
     "O nome dela é …", "Er heißt …") is a definition of that role, as a rules file writes it
-    ("my landlord = Mr Okafor, …"): (the text without it, the definitions as lines). Only
+    ("my landlord = Mr Adeyemi, …"): (the text without it, the definitions as lines). Only
     with a name written with a capital or an address in it."""
     kept: list[str] = []
     defined: list[str] = []

@@ -39,7 +39,8 @@ PROVIDERS_AND_OFFICES = {
     "eircom", "microsoft", "apple", "web",  # WEB.DE
     # public offices and services whose mail every resident may get
     "gouv", "urssaf", "seg-social", "redsara", "correios", "royalmail", "fedex", "seur", "hmrc",
-    "myhermes", "whatsapp",
+    "myhermes", "whatsapp", "inps",  # Italy's social security
+    "sparkasse",  # Germany's public savings banks: an organisation word of the classifier
     # services of a kind the classifier documents beside its registry
     "docusign", "dropbox", "zoom", "substack", "paypal", "booking", "tripadvisor",
     "thefork", "zenchef", "cliniko", "doctify", "aliexpress", "temu", "temuemail",

@@ -472,7 +472,7 @@ _NOTHING_OF_START = re.compile(
     rf"(?!\w+\s+(?:{alternation(phrases('words.nothing'))})\b)(?=(?:from|of|de|del|do|da|"
     r"dos|das|du|des|von|vom|di|dal|dalla|della|dello|dei|van)\s)"
 )
-"""A line that opens with "nothing" from someone ("Nada de Logística Berrocal", "Rien de
+"""A line that opens with "nothing" from someone ("Nada de Talleres Ibarra", "Rien de
 chez …", "Nichts von @…"): never, whoever that is."""
 _NEITHER_START = re.compile(rf"^\s*{_OPENING}{phrase_pattern('words.neither')}\s+(?=\S)")
 _NOR = re.compile(rf"{phrase_pattern('words.neither')}|\bnor\b")
@@ -574,6 +574,20 @@ _SUBORDINATE = re.compile(r"(?<![\w'-])(?:que|che|dass|that)(?![\w'-])")
 _CLAUSE_START = re.compile(r".*(?:[.;:!?]|,\s|\s[—–-]{1,2}\s)")
 
 
+_MISSED_WHAT = re.compile(
+    rf"(?<![\w'-])(?:{alternation(phrases('words.nothing'))}|{alternation(phrases('words.anything'))})"
+    r"(?![\w'-])"
+)
+"""What is not to be missed, said after "miss" ("… perder nada del grupo X"): without it the
+sentence is the user's reason, not an instruction."""
+
+
+_FRONTED = re.compile(
+    r"^\W*(?:from|of|de|del|da|do|dos|das|dal|dalla|dai|dagli|di|della|von|vom|du|des|van)\s"
+)
+"""What is not to be missed said first ("Del grupo Remo no me quiero perder nada")."""
+
+
 def _telling_spans(low: str) -> tuple[list[tuple[int, int]], int, bool] | None:
     """Where a line says to tell the user, as folded spans to take out, where that saying
     ends, and whether it is said of missing ("no me quiero perder nada") rather than of
@@ -594,6 +608,13 @@ def _telling_spans(low: str) -> tuple[list[tuple[int, int]], int, bool] | None:
         end = want.end() + (stop.start() if stop else len(near))
         for pattern, missing in ((_KNOWING, False), (_MISSING, True)):
             known = pattern.search(low, want.end(), end)
+            if (
+                missing
+                and known
+                and not re.search(r"\w", _MISSED_WHAT.sub("", low[known.end() : end]))
+                and not _FRONTED.match(low)
+            ):
+                continue  # "… and I don't want to miss anything.": the user's reason
             if known and len(low[want.end() : known.start()].split()) <= 8:
                 if known.group() in _A_MESSAGE:  # "je veux toutes les notifs de …"
                     return [want.span()], known.end(), missing
@@ -611,6 +632,16 @@ def _told_anywhere(line: _Line) -> str | None:
     if found is None:
         return None
     spans, last, missing = found
+    if missing:  # "… no me quiero perder nada": the "nothing" is what is not to be missed
+        after = _NOTHING_FIRST.match(line.low[spans[-1][1] :].lstrip())
+        if after:
+            start = (
+                spans[-1][1]
+                + len(line.low[spans[-1][1] :])
+                - len(line.low[spans[-1][1] :].lstrip())
+            )
+            spans[-1] = (spans[-1][0], start + after.end())
+            last = max(last, spans[-1][1])
     first = spans[0][0]
     opened = _CLAUSE_START.match(line.low[:first])
     clause = opened.end() if opened else 0
@@ -725,6 +756,8 @@ def read_decision(text: str) -> tuple[str, Decision | None]:
         if otherwise and otherwise.start() > 0:
             body = body[: fold_with_map(body)[1][otherwise.start()]].rstrip(" ,;")
     missed = _MISSED_FIRST.match(fold_with_map(body)[0])
+    if missed and not re.search(r"\w", fold_with_map(body)[0][missed.end() :]):
+        return text, None  # "… I don't want to miss anything.": the user's reason, no rule
     if decision.section == NEVER and not decision.conditional and missed:
         # "Non voglio perdermi niente con lui": not wanting to miss is wanting to know
         body, decision = body[fold_with_map(body)[1][missed.end() - 1] + 1 :], Decision(ALWAYS)
@@ -757,8 +790,9 @@ def _without_telling_inside(body: str) -> str:
 
 
 _MISSED_FIRST = re.compile(
-    rf"^\s*{phrase_pattern('predicates.missing')}"
-    rf"(?:\s+(?:{alternation(phrases('words.nothing'))})(?![\w'-]))?\s*"
+    rf"^\s*(?:to\s+)?{phrase_pattern('predicates.missing')}(?:\s+(?:"
+    rf"{alternation(phrases('words.nothing'))}|{alternation(phrases('words.anything'))})(?![\w'-]))?"
+    r"[\s.!]*"
 )
 
 _TOLD_LAST = re.compile(

@@ -26,8 +26,8 @@ from engine.triage.rules.vocab import FAMILY_NAMES, STOP
 def _same_chat(said: str, name: str) -> bool:
     """A chat as a line names it and as WhatsApp names it: the same words, whatever emoji or
     punctuation decorate it ("Cobalt BLR Fun" is "Cobalt BLR Fun 🎉"); a name of two words or
-    more may leave out the year or number the chat's name adds after it ("Year 11 Reunion"
-    is "Year 11 Reunion 2016 🎉"), not a word ("Book Club Organisers" is another group)."""
+    more may leave out the year or number the chat's name adds after it ("Class of 98"
+    is "Class of 98 2024 🎉"), not a word ("Book Club Organisers" is another group)."""
     if fold(said) == fold(name):
         return True
     want, have = words(said), words(name)
@@ -359,7 +359,7 @@ def _titles() -> frozenset[str]:
 def _name_hit(rule_name: str, value: str | None) -> bool:
     """Every word of the name is in the value; a title before a surname ("Mr Okafor",
     "Frau Okonkwo") need not be: "Chidi Okafor" is Mr Okafor."""
-    want = set(words(rule_name)) - STOP
+    want = set(words(rule_name)) - STOP - {"s"}  # "Inés Varela's emails": her name
     have = set(words(value))
     if want and want <= have:
         return True
@@ -370,7 +370,7 @@ def _name_hit(rule_name: str, value: str | None) -> bool:
 
 
 def _short_first_name(named: set[str], have: set[str]) -> bool:
-    """ "Fede Carrizo" is Federico Carrizo: a first name said short, the start of the
+    """ "Fede Lucero" is Federico Lucero: a first name said short, the start of the
     sender's (three letters at least), beside a surname said in full."""
     missing = named - have
     if len(named) < 2 or len(missing) != 1:

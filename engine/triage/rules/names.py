@@ -137,16 +137,12 @@ def name_list(text: str) -> list[str]:
                 current, pending = [], []
         if current:
             names.append(" ".join(current))
-    names = [_POSSESSIVE.sub("", n.strip(" .")) for n in names]
-    return [n for n in names if n]
+    return [n.strip(" .") for n in names if n.strip(" .")]
 
 
 _ELIDED = re.compile(r"(?<![\w'’])((?:l|dall|dell|nell|all|sull|coll|quell|un)['’])(?=[A-ZÀ-Þ])")
 """An article or a preposition elided onto a name ("dall'Agenzia delle Entrate",
 "l'Ordine"): a word before the name, not part of it."""
-_POSSESSIVE = re.compile(r"['’]s$")
-"""A name said as the owner of what a line is about ("Trevor Blaine's emails"): the name
-is Trevor Blaine ("Trader Joe's" still matches a sender of that name, word for word)."""
 
 
 def example_list(inner: str, *, casual: bool = False) -> bool:

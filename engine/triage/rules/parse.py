@@ -225,7 +225,7 @@ def _restates_otherwise(
 
 
 def _hours_told_before(parts: list[str], owns: list[Section | None]) -> dict[str, str]:
-    """ "9pm to 4:30am I'm asleep. Only Dad and Kirra get through.": hours told in a
+    """ "9pm to 4:30am I'm asleep. Only Dad and Tobias get through.": hours told in a
     sentence that decides nothing are when the "only" after it holds. The "only" sentence is
     read with them written in as the reader writes a window ("Between 21:00 and 04:30, only
     …"); it stays as said in the file. Returns the readings by sentence."""
