@@ -809,6 +809,8 @@ def _work_named_after(text: str) -> str:
         )
         if not unread or not unread <= WORK_WORDS:
             continue  # told as talk ("Fim de semana nada do trabalho") or flagged for work only
+        if not _only_who(parts[i + 1]):
+            continue  # what the sentence after says besides who would be lost
         named = parse_fragment(parts[i + 1])
         said = [*(f"@{d}" for d in named.domains), *named.addresses, *named.names]
         folded, where = fold_with_map(parts[i])
@@ -820,6 +822,19 @@ def _work_named_after(text: str) -> str:
         del parts[i + 1]
         return " ".join(parts)
     return text
+
+
+def _only_who(sentence: str) -> bool:
+    """A sentence that reads in full as a Never of who sends and nothing else ("Also nichts
+    von @…, bitte"): no days, hours, kinds, topics or exceptions of its own."""
+    found = compile_rules_text(f"{sentence}\n")
+    if len(found) != 1 or not found[0].understood or found[0].rule.section != NEVER:
+        return False
+    rule, scope = found[0], found[0].scope
+    said_more = (
+        scope.sources or scope.kinds or scope.topics or scope.subject_phrases or scope.event_types
+    )
+    return rule.window is None and not rule.exclusions and rule.action == "drop" and not said_more
 
 
 @cache

@@ -73,3 +73,13 @@ def test_hours_told_before_an_only_are_written_with_it() -> None:
     request = read_request("9pm to 4:30am I'm asleep. Only Tobias and Kirra get through.")
     ((section, said, _),) = request.read
     assert section == "custom" and said.startswith("Between 21:00 and 04:30")
+
+
+def test_work_named_with_more_to_say_is_not_folded_in() -> None:
+    """What the sentence after says besides who ("außer von Jan") would be lost in the first:
+    the two stay apart, and the first is flagged."""
+    request = read_request(
+        "Am Wochenende will ich nix von der Arbeit hören. Also nichts von @holzbau.example, "
+        "außer von Jan."
+    )
+    assert request.unread

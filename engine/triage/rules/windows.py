@@ -97,13 +97,15 @@ _MIDNIGHT = re.compile(
 """Midnight said as a word ("de minuit à 7h"): the hour 0."""
 
 
-_TIME_OF_DAY = re.compile(
-    r"\b(\d{1,2})(?:[:.h](\d{2}))?\s*(?:h\s+|uhr\s+)?"
-    r"(?P<when>de la (?:noche|tarde|manana|madrugada)|da (?:noite|tarde|manha|madrugada)|"
+_PARTS_OF_DAY = (
+    r"de la (?:noche|tarde|manana|madrugada)|da (?:noite|tarde|manha|madrugada)|"
     r"di (?:sera|notte|mattina|pomeriggio)|del (?:pomeriggio|mattino)|"
     r"du (?:soir|matin)|de l'apres-midi|abends|morgens|nachmittags|fruh|"
-    r"'s (?:avonds|ochtends|middags|nachts)|in the (?:evening|morning|afternoon)|at night)\b",
-    re.I,
+    r"'s (?:avonds|ochtends|middags|nachts)|in the (?:evening|morning|afternoon)|at night"
+)
+"""The part of the day an hour is said with ("7 de la mañana", "10 at night")."""
+_TIME_OF_DAY = re.compile(
+    rf"\b(\d{{1,2}})(?:[:.h](\d{{2}}))?\s*(?:h\s+|uhr\s+)?(?P<when>{_PARTS_OF_DAY})\b", re.I
 )
 """An hour with the part of the day it is in ("10 de la noche", "7 du matin", "10 Uhr
 abends"): an hour of the afternoon, evening or night is past noon."""
@@ -199,12 +201,7 @@ def _said_plainly(text: str) -> str:
 
 _SPACED_MINUTES = re.compile(r"\b(\d{1,2})\s*h\s+(\d{2})\b", re.I)
 """“8 h 30”: an hour and its minutes, as French writes them."""
-_PART_OF_DAY = re.compile(
-    r"\b(?:at night|in the (?:morning|evening|afternoon)|o'?clock|[ap]\.?m\b|de la (?:noche|"
-    r"manana|tarde)|uhr|abends|morgens|du (?:soir|matin)|heures|di (?:sera|notte|mattina)|"
-    r"da (?:noite|manha|tarde)|'s (?:avonds|ochtends|nachts))",
-    re.I,
-)
+_PART_OF_DAY = re.compile(rf"\b(?:{_PARTS_OF_DAY}|o'?clock|[ap]\.?m\b|uhr|heures)", re.I)
 
 
 @cache
