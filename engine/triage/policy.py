@@ -233,6 +233,9 @@ def _whatsapp(event: Event, kinds: Classification, say: Say) -> PolicyDecision:
             return say(True, f"{who} mentioned you in a group and {why}")
         if event.mentions_me:
             return say(False, f"{who} mentioned you in a group, with nothing to answer")
+        if kinds.has("group_alert"):
+            alert = kinds.evidence("group_alert")[0]
+            return say(True, f"{who} told the group of an emergency or a change ({alert})")
         return say(False, "group chatter that does not mention you")
     if why:
         return say(True, f"a direct WhatsApp message from {who} that {why}")

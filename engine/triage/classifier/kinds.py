@@ -59,6 +59,7 @@ Kind = Literal[
     "phishing",
     "organisation",
     "group_chatter",
+    "group_alert",
     "noreply",
     "auto_reply",
     "login_code",
@@ -108,6 +109,7 @@ KIND_NAMES: Final[dict[str, str]] = {
     "phishing": "phishing or spoofed senders",
     "organisation": "written from a company's or an office's address",
     "group_chatter": "a group message that does not name the user",
+    "group_alert": "emergencies and changes for today or tomorrow told to a group",
     "noreply": "sent from a no-reply address",
     "auto_reply": "automatic replies (out of office)",
     "login_code": "sign-in and verification codes",
@@ -271,6 +273,7 @@ def classify(e: Event) -> Classification:
         found.add("person", f"a WhatsApp message from {who}")
         if e.chat is not None and e.chat.is_group and not e.mentions_me:
             found.add("group_chatter", f"in the group {e.chat.name or ''}, not naming you")
+            found.add("group_alert", _group_alert(fold(e.text)))
         else:
             _asks(fold(e.text), found)
         found.add("phishing", sg.new_number_scam(fold(e.text)))
@@ -310,6 +313,43 @@ def _asks(text: str, found: _Found) -> None:
     else:
         found.add("asks", _said(lx.ASKS, text, "text"))
     found.add("urgent", _said(lx.URGENT, text, "text"))
+
+
+@cache
+def _group_cues() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    from engine.triage.language import phrase_pattern
+
+    near = "|".join(
+        phrase_pattern(f"dates.{k}")
+        for k in ("today", "tomorrow", "this_morning", "this_afternoon", "this_evening")
+    )
+    return (
+        re.compile(phrase_pattern("kinds.group_emergencies")),
+        re.compile(phrase_pattern("kinds.group_changes")),
+        re.compile(near),
+    )
+
+
+def _group_alert(text: str) -> str | None:
+    """What makes a group message that names nobody worth an interruption: an emergency
+    ("Grandad's had a fall, we're at A&E"), or a change or a disruption for today, tonight or
+    tomorrow ("Training morgen fällt aus", "amanhã falta água das 8h às 14h"). Idle chatter,
+    greetings and questions to everyone are neither."""
+    emergency, change, near = _group_cues()
+    if m := emergency.search(text):
+        return f"says \u201c{m.group(0)}\u201d"
+    said, when = change.search(text), near.search(_without_greetings(text))
+    if said and when:
+        return f"says \u201c{said.group(0)}\u201d for \u201c{when.group(0)}\u201d"
+    return None
+
+
+_GOOD_MORNING = re.compile(r"\b(?:guten|goede|schonen)\s+morgen\b")
+
+
+def _without_greetings(text: str) -> str:
+    """German and Dutch say tomorrow and morning with one word: "Guten Morgen" is no day."""
+    return _GOOD_MORNING.sub(" ", text)
 
 
 @cache

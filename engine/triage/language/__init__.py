@@ -149,6 +149,8 @@ PHRASE_KEYS = {
         "shipping_words",
         "travel_nouns",
         "travel_changes",
+        "group_emergencies",
+        "group_changes",
     ),
     "dates": (
         "today",
