@@ -20,7 +20,13 @@ from engine.chat.replies import words as reply_words
 from engine.chat.said_in import language_of
 from engine.triage.classifier import words
 from engine.triage.classifier.text import fold, fold_with_map
-from engine.triage.language import LANGUAGES, function_words, phrase_pattern, phrases
+from engine.triage.language import (
+    LANGUAGES,
+    alternation,
+    function_words,
+    phrase_pattern,
+    phrases,
+)
 from engine.triage.rules.clauses import sentences
 from engine.triage.rules.compile import compile_rules_text
 from engine.triage.rules.decision import line_section, read_decision
@@ -132,18 +138,38 @@ def _clauses(sentence: str) -> list[str]:
 
 def asks_removal(message: str) -> bool:
     """The message says, in words of its own, to take a line out or back ("vuelve a
-    avisarme de …", "unmute …"), whatever else it reads as."""
-    return bool(_asks().search(fold(" ".join(message.split()))))
+    avisarme de …", "unmute …", "drop the weekend rule"), whatever else it reads as."""
+    return _says_removal(fold(" ".join(message.split())))
+
+
+def _says_removal(low: str) -> bool:
+    return bool(_asks().search(low)) or _drops_a_rule(low)
+
+
+@cache
+def _dropping() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    rule = alternation(phrases("removal.rules"))
+    return (
+        re.compile(phrase_pattern("removal.dropping")),
+        re.compile(rf"(?:{rule})(?![\w'-])"),
+    )
+
+
+def _drops_a_rule(low: str) -> bool:
+    """ "can you drop the weekend rule?", "Die Wochenendregel kannst du löschen": a word for a
+    rule, alone or ending a compound, and a verb that takes it away, in one sentence."""
+    verb, rule = _dropping()
+    return any(verb.search(s) and rule.search(s) for s in re.split(r"[.!?;]", low))
 
 
 def read_removal(message: str, rules_text: str) -> Removal | None:
     """The removal ``message`` asks for in the rules ``rules_text``, or None when it asks
     for none (no removal phrase, or no line shares its words)."""
-    if not _asks().search(fold(" ".join(message.split()))):
+    if not _says_removal(fold(" ".join(message.split()))):
         return contradicted(message, rules_text)
     said = _content(message) | _when_said(message)
     rules = [r for r in parse_rules(rules_text).rules if r.text.strip()]
-    held = [(r, _line_words(r.text) & said) for r in rules]
+    held = [(r, _shared(_line_words(r.text), said)) for r in rules]
     spread = Counter(w for r in rules for w in _line_words(r.text))
     scored = [(sum(1 / spread[w] for w in shared), r) for r, shared in held if shared]
     if not scored:
@@ -154,6 +180,30 @@ def read_removal(message: str, rules_text: str) -> Removal | None:
     if len(top) > 1 or best < 1:
         return Removal(None, top, code)
     return Removal(top[0], (), code)
+
+
+STEM = 7
+"""Two words this long that begin alike name one thing ("Wochenendregel", "Wochenende";
+"newsletter", "newsletters"): a compound or an ending says no other line."""
+
+
+def _shared(line: set[str], said: set[str]) -> set[str]:
+    """The words of a line the request says, as they are or with another ending, or as the
+    head of a compound ("die Wochenendregel" for "Am Wochenende …")."""
+    out = line & said
+    for w in line - out:
+        for v in said:
+            common = len(_common_prefix(w, v))
+            if common >= STEM and common >= 0.8 * min(len(w), len(v)):
+                out.add(w)
+    return out
+
+
+def _common_prefix(a: str, b: str) -> str:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return a[:n]
 
 
 _AT_NIGHT, _AT_WEEKENDS = "@night", "@weekend"

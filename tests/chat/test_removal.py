@@ -233,3 +233,30 @@ async def test_a_narrowed_line_is_added_and_the_wide_one_goes_after_yes(
     written = workspace.rules_file.read_text(encoding="utf-8")
     assert "- The 'Hiking Saturdays' WhatsApp group\n" not in written
     assert "- Everything from Grandma\n" in written
+
+
+WEEKENDS = (
+    "## Never notify\n- Am Wochenende nichts von der Arbeit (Mails von @nordlicht.example)\n"
+    "- Werbung\n- Weekends: nothing from work (emails from @kettle.example)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("said", "line"),
+    [
+        ("can you drop the weekend rule? I'm on call", "Weekends: nothing from work"),
+        ("I'm covering for my boss so scrap the weekend no-work rule", "Weekends: nothing from"),
+        ("Die Wochenendregel kannst du löschen, brauch ich nicht mehr.", "Am Wochenende"),
+        ("Die Wochenend-Regel kannst du löschen.", "Am Wochenende"),
+    ],
+)
+def test_a_rule_named_by_what_it_is_about_is_taken_out(said: str, line: str) -> None:
+    """A word for a rule, alone or ending a compound, with a verb that takes it away; the
+    line is found by the head of the compound ("Wochenend-" for "Am Wochenende")."""
+    found = read_removal(said, WEEKENDS)
+    assert found is not None and found.rule is not None
+    assert found.rule.text.startswith(line)
+
+
+def test_dropping_what_is_no_rule_removes_nothing() -> None:
+    assert read_removal("Drop the newsletters from Zalando", WEEKENDS) is None

@@ -41,6 +41,7 @@ PROVIDERS_AND_OFFICES = {
     "gouv", "urssaf", "seg-social", "redsara", "correios", "royalmail", "fedex", "seur", "hmrc",
     "myhermes", "whatsapp", "inps",  # Italy's social security
     "sparkasse",  # Germany's public savings banks: an organisation word of the classifier
+    "bill",  # the word itself, a cue of bills in the classifier's lexicon (Bill.com sends them)
     "police",  # the word itself, a cue of an emergency told to a group (language data)
     # services of a kind the classifier documents beside its registry
     "docusign", "dropbox", "zoom", "substack", "paypal", "booking", "tripadvisor",

@@ -144,7 +144,9 @@ async def test_unclear_rule_is_judged_by_the_model(engine, model, workspace):
 
 @pytest.mark.allow_log_warnings
 async def test_crash_after_notify_never_notifies_twice(engine, model):
-    a, b = make_event(), make_event()
+    # times of their own: which comes first does not hang on the factory's shared counter
+    a = make_event(time="2026-11-10T07:01:00+00:00")
+    b = make_event(time="2026-11-10T07:02:00+00:00")
     ingest([a, b])
     calls = {"n": 0}
     real_notify = engine.tic.notify

@@ -172,7 +172,7 @@ PHRASE_KEYS = {
     "digest": ("asks", "about", "email", "whatsapp"),
     "windows": ("working_hours", "absences"),
     "calendar": ("asks", "next_event", "event_nouns", "cancelled_verbs", "moved_verbs"),
-    "removal": ("asks",),
+    "removal": ("asks", "rules", "dropping"),
 }
 OPTIONAL_KEYS = frozenset(
     {

@@ -541,7 +541,9 @@ def _inside(line: _Line) -> str | None:
             most = 10 if labelled else 4  # "Il mio padrone di casa, il signor Colombo: …"
             if not before or len(said.split()) > most or not _names_something(before):
                 continue  # what comes before is what it is about, not a clause of its own
-            after = line.after(m)
+            if _UNWANTED_LAST.search(line.low[: m.start()]):
+                return None  # "No hace falta que | me avises …": a telling not wanted
+            after = _without_knowing(line.after(m))
             if lead.startswith("notify") and _NEGATED.search(line.low[: m.start()]):
                 lead, before = (
                     "never notify me about",
@@ -552,6 +554,23 @@ def _inside(line: _Line) -> str | None:
 
 
 _TELLING = re.compile(phrase_pattern("predicates.telling"))
+_KNOWING_FIRST = re.compile(
+    rf"^\s*(?:(?:{alternation(phrases('words.nothing'))})\s+)?{phrase_pattern('predicates.knowing')}"
+    r"\s*"
+)
+
+
+def _without_knowing(after: str) -> str:
+    """ "… je ne veux plus | rien voir passer de lui": the words for knowing after a decision
+    said inside the line are the decision's, not what the line is about."""
+    low, where = fold_with_map(after)
+    m = _KNOWING_FIRST.match(low)
+    if m is None or m.end() >= len(low) or not re.search(r"\w", low[m.end() :]):
+        return after
+    return after[where[m.end()] :] if m.end() < len(where) else after
+
+
+_UNWANTED_LAST = re.compile(phrase_pattern("predicates.unwanting") + r"\s*$")
 _WANTING = re.compile(phrase_pattern("predicates.wanting"))
 _KNOWING = re.compile(phrase_pattern("predicates.knowing"))
 _UNWANTING = re.compile(phrase_pattern("predicates.unwanting"))
@@ -559,6 +578,13 @@ _MISSING = re.compile(phrase_pattern("predicates.missing"))
 _A_MESSAGE = frozenset(phrases("words.messages"))
 """Words for messages ("notifs", "Benachrichtigungen"): said as what the user wants to
 know, they stay in what the line is about ("toutes les notifs de l'ENT")."""
+_A_MESSAGE_EACH_TIME = re.compile(
+    rf"^(?:(?:{alternation(phrases('definitions.articles') + phrases('words.indefinite'))})\s+)?"
+    rf"(?:{alternation(phrases('words.messages'))})"
+    rf"\s+{phrase_pattern('clauses.every_time')}\s*"
+)
+"""A message said before when it comes ("a notification every time …", "una notificación
+cada vez que …"): the time says what the line is about, the message nothing."""
 _SAYS_NO = re.compile(
     rf"(?<![\w'-])(?:{_NEGATION}|n'|{alternation(phrases('words.nothing'))}|"
     rf"{alternation(phrases('words.no_determiners'))})(?![\w-])(?:\s+{_ANY_MORE}(?![\w'-]))?"
@@ -672,6 +698,9 @@ def _told_anywhere(line: _Line) -> str | None:
     nothing = _NOTHING_FIRST.match(fold_with_map(body)[0]) if missing else None
     if nothing:  # "no me quiero perder nada del grupo …"
         body = body[fold_with_map(body)[1][nothing.end() - 1] + 1 :].strip()
+    each = _A_MESSAGE_EACH_TIME.match(fold_with_map(body)[0])
+    if each:  # "I don't need a notification every time someone moves a meeting"
+        body = body[fold_with_map(body)[1][each.end() - 1] + 1 :].strip()
     opening = re.match(rf"^\s*{_OPENING}", fold_with_map(body)[0])
     if opening and opening.end():
         body = body[fold_with_map(body)[1][opening.end() - 1] + 1 :].strip(" ,;:")
@@ -983,6 +1012,7 @@ def _strip_lead(text: str, end: int) -> str:
 _LEAD = re.compile(
     r"^(?:\s*(?:me\s+)?(?:about|of|when|if|that|on|for|sobre|de|cuando|que|si|uber|wenn|"
     rf"dass|quand|lorsque|sur|quando|se|di|su|{phrase_pattern('clauses.every_time')}|"
+    rf"{_A_MESSAGE_EACH_TIME.pattern.lstrip('^')}|"
     rf"{phrase_pattern('predicates.telling')}|{phrase_pattern('predicates.knowing')})(?![\w'-]))+"
 )
 """The words between a decision said first and what it is about ("… about", "… every

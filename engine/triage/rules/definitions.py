@@ -150,7 +150,7 @@ def with_definitions(text: str, definitions: list[Definition], line_number: int)
         if d.line_number == line_number:
             continue
         owner = "" if d.nickname else rf"(?:{POSSESSIVE}|{ARTICLE})\s+"
-        pattern = rf"(?<![\w'-])({owner}{re.escape(d.key)})\b(?!\s*\()"
+        pattern = rf"(?<![\w'-])({owner}{re.escape(d.key)})(?![\w-])(?!\s*\()"
         low, origin = fold_with_map(out)
         m = re.search(pattern, low, re.I)
         if m is None:

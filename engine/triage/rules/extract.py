@@ -1881,6 +1881,7 @@ def unread_words(left: str, found: Match, whole: str = "") -> tuple[str, ...]:
     taken = set(words(said)) | function_words()
     if found.has_identity():
         roles = ROLE_WORDS | {f"{w}s" for w in ROLE_WORDS} | identity_words()
+        roles |= {w for w in words(low) if _a_role(w)}  # "mi excuñado, Julián Restrepo"
         taken |= roles - joined_roles(whole or left)
     if len(found.names) == 1:
         taken |= _PRONOUNS  # "what Valentina sends, even if she …": the one person named
@@ -1892,7 +1893,18 @@ def _only_roles(name: str) -> bool:
     "Chefin" is what she is, not a second sender)."""
     said = [fold(w.rstrip(".")) for w in name.split()]
     titles = set(phrases("words.titles"))
-    return all(w in PERSON_ROLES and w not in titles for w in said)
+    return all(_a_role(w) and w not in titles for w in said)
+
+
+def _a_role(word: str) -> bool:
+    """A word for who someone is to the user, also as a former one ("Ex-Schwiegermutter",
+    "excuñado", "ex-associé"); ``word`` folded."""
+    if word in PERSON_ROLES:
+        return True
+    former = re.match(r"ex-?(?P<role>\w{3,})$", word)
+    return former is not None and (
+        former.group("role") in PERSON_ROLES or former.group("role") in identity_words()
+    )
 
 
 def without_role(name: str) -> str:
@@ -1903,7 +1915,7 @@ def without_role(name: str) -> str:
     titles = set(phrases("words.titles"))
     while len(written) > 1:
         first = fold(written[0].rstrip("."))
-        if first in titles or first not in PERSON_ROLES:
+        if first in titles or not _a_role(first):
             break
         written.pop(0)
     return " ".join(written)

@@ -28,9 +28,11 @@ from engine.triage.rules.decision import (
     RESTRICTIVE,
     WIDENING,
     line_section,
+    read_decision,
 )
 from engine.triage.rules.definitions import Definition, read_definition, with_definitions
 from engine.triage.rules.extract import JOIN_WORDS, parse_fragment
+from engine.triage.rules.match import Match
 from engine.triage.rules.sections import ALWAYS, CUSTOM, NEVER, Section
 from engine.triage.rules.windows import find_window
 
@@ -206,7 +208,9 @@ def parse_rules(text: str, *, said_in_chat: bool = False) -> RuleSet:
     return _defined(RuleSet(rules, skipped, notes), between)
 
 
-_AFTER_THAT = re.compile(rf"^\s*(?:(?:{JOIN_WORDS})\s+)?{phrase_pattern('clauses.otherwise')}[\s,]")
+_AFTER_THAT = re.compile(
+    rf"^\s*(?:(?:{JOIN_WORDS})\s+)?{phrase_pattern('clauses.otherwise')}(?:[\s,.!]|$)"
+)
 
 
 def _restates_otherwise(
@@ -222,6 +226,17 @@ def _restates_otherwise(
     if own not in (None, NEVER) and not (after_a_window and own == ALWAYS):
         return False
     return not _names_what_else(sentence)
+
+
+def _every_channel(sentence: str, before: str) -> bool:
+    """ "… möchte ich gar nichts mehr angezeigt bekommen. Weder Mails noch WhatsApp.": after a
+    Never that names no channel, a sentence that names channels and nothing else says that
+    the Never holds on each of them, as it does: no rule of its own."""
+    said = parse_fragment(read_decision(sentence)[0])
+    alone = Match(sources=said.sources, anything=said.anything)  # "Ni mail ni rien."
+    if not said.sources or said.unread or said.read_part != alone:
+        return False
+    return not parse_fragment(before).sources
 
 
 def _hours_told_before(parts: list[str], owns: list[Section | None]) -> dict[str, str]:
@@ -513,6 +528,8 @@ def decided_sentences(
             talk.append(part)  # "… only 9 to 6 weekdays. After that they can wait."
         elif decided and _BECAUSE.match(fold(part)):
             talk.append(part)  # "…, que está roto y necesito saber cuándo lo arreglan"
+        elif decided and decided[-1][0] == NEVER and _every_channel(part, decided[-1][1]):
+            talk.append(part)  # "… gar nichts mehr angezeigt bekommen. Weder Mails noch WhatsApp."
         elif own is not None:
             decided.append((own, part))
         elif decided and not prose:  # in a paragraph each sentence stands alone
