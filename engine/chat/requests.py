@@ -466,9 +466,10 @@ def _article_pronoun(text: str, code: str) -> re.Match[str] | None:
     said = language_data(code).phrases["words.article_pronouns"]
     if not said:
         return None
-    return re.search(
-        rf"(?<![\w'-])({'|'.join(map(re.escape, said))})\s+[a-zäöüß]\w*\s*(?=[,.;!?]|$)", text
-    )
+    articles = "|".join(map(re.escape, said))
+    return re.search(rf"(?<![\w'-])({articles})\s+[a-zäöüß]\w*\s*(?=[,.;!?]|$)", text) or re.match(
+        rf"\s*({articles})\s+[a-zäöüß]", text, re.I
+    )  # "Die will ich … sehen"
 
 
 def _owned_by(text: str, who: str, code: str) -> str | None:
@@ -777,6 +778,8 @@ def read_request(message: str, rules: str = "") -> ReadRequest:
                 unread.append((said, _why(line)))  # some of it is a rule, or a Never of words
             elif _pronoun().search(fold_with_map(said)[0]):
                 unread.append((said, _vague_words(code)))  # "mute it": what it stands for
+            elif rule.unread and _decides_about(said):
+                unread.append((said, _why(line)))  # a decision about words it cannot place
         elif (
             _vague(rule)
             or _pronoun_named(rule)
@@ -790,6 +793,16 @@ def read_request(message: str, rules: str = "") -> ReadRequest:
     told = tuple(t for _, t in told_apart.notes)
     lines = tuple(d.strip() for d in defined.splitlines() if d.strip()) if read else ()
     return ReadRequest(tuple(read), tuple(unread), code, told if read else (), lines)
+
+
+def _decides_about(sentence: str) -> bool:
+    """The sentence decides about something: not "tell me a joke" (something to say, not
+    messages to tell of)."""
+    body, decision = read_decision(sentence)
+    if decision is None:
+        return False
+    first = re.findall(r"[\w'-]+", fold_with_map(body)[0])[:1]
+    return not first or first[0] not in phrases("words.indefinite")
 
 
 def _work_named_after(text: str) -> str:

@@ -730,7 +730,7 @@ def _excepted(tail: str, lead: str) -> str:
 
 _PLEASE = [p for p in phrases("clauses.courtesies") if p in phrases("clauses.lead_ins")]
 _COURTESY = re.compile(
-    rf"\s*,?\s+(?:{phrase_pattern('clauses.courtesies')}(?=[,.!;:]|\s*$|\s+[^\w\s,.;:]+\s*$)"
+    rf"\s*,?\s+(?:{phrase_pattern('clauses.courtesies')}(?=\s?[,.!;:(]|\s*$|\s+[^\w\s,.;:]+\s*$)"
     rf"|(?:{'|'.join(phrase_regex(p) for p in _PLEASE)})(?![\w'-]))"
 )
 """A courtesy inside a line: one that ends a clause ("…, pls, …"), or a "please" anywhere
@@ -758,15 +758,16 @@ def without_courtesies(text: str) -> str:
     """The line without its courtesies and its words for "right away", the rest as written;
     a courtesy may open it ("pls always tell me …")."""
     text = f" {text}"
-    low, _ = fold_with_map(text)
-    if len(low) != len(text):
-        return text
+    low, origin = fold_with_map(text)
     out, last = [], 0
     for m in _FILLER.finditer(low):
-        out.append(text[last : m.start()])
-        last = m.end()
+        if m.end() <= m.start():
+            continue
+        start, end = origin[m.start()], origin[m.end() - 1] + 1
+        out.append(text[last:start])
+        last = end
     out.append(text[last:])
-    kept = "".join(out).strip().lstrip(",;:!. ")
+    kept = re.sub(r",\s*([!.?])", r"\1", "".join(out)).strip().lstrip(",;:!. ")
     return kept if kept else text.strip()
 
 

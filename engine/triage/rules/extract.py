@@ -1104,6 +1104,9 @@ def about(text: str) -> Extracted:
     phrase, said, of_people = _about_match(text)
     if not phrase.strip():
         return Match(), text
+    channels = {w for said in SOURCE_WORDS.values() for w in said}
+    if all(w in channels or w in STOP for w in words(phrase)):
+        return Match(), text  # "escriba por WhatsApp": the channel it writes on, no topic
     # "about Mãe or Pai" names whom the line means; "from the school about our daughter
     # Fenna" names who sends, and Fenna is what it is about
     sender_named = bool(_who_segments(text.replace(said, " ")))
