@@ -131,3 +131,30 @@ def test_examples_of_a_condition_are_shown_not_read_as_more(line: str, examples:
 def test_a_like_that_gives_no_example_stays_in_the_condition() -> None:
     (rule,) = compile_rules_text("Only notify me about emails if they look like a real person\n")
     assert not rule.condition.examples
+
+
+@pytest.mark.parametrize(
+    ("line", "reading"),
+    [
+        ("Cualquier cosa de mamá, por WhatsApp o por correo", "from your mother"),
+        ("Ma blonde Maude pis ma fille Léa", "from Maude or Léa"),
+        ('Grupos de WhatsApp, tirando o "Grupo Plantão Norte"', "except from Grupo Plantão Norte"),
+        ("Le groupe WhatsApp « Parents 5e A », sauf si on m'identifie", "except WhatsApp"),
+    ],
+)
+def test_words_said_the_users_way_are_read(line: str, reading: str) -> None:
+    """A parent after "from" ("de mamá"), Québec's "pis" for "and" and "ma blonde" for a
+    partner, Portuguese "tirando" for "except", "on m'identifie" for a mention."""
+    (rule,) = compile_rules_text(f"## Always notify\n- {line}\n")
+    assert rule.understood, rule.unread
+    assert reading in explain_rule(rule).reading
+
+
+def test_not_even_a_mention_keeps_the_whole_group_silent() -> None:
+    """ "nooit, ook niet als ik genoemd word": a Never that holds even when the user is
+    mentioned, not a Never on the mentions alone."""
+    (rule,) = compile_rules_text(
+        '## Never notify\n- De appgroep "Buurt Oosterpark" — nooit, ook niet als ik genoemd word\n'
+    )
+    assert rule.understood
+    assert "mention" not in explain_rule(rule).reading

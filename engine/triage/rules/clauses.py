@@ -71,7 +71,8 @@ INLINE_EXCLUSIONS = (
     r"\b(?:that|which|who) (?:isn'?t|aren'?t) (?:an? )?(?P<x>[^,;.()]+)",
     r"\b(?:unless|except(?: for)?|excepto|salvo|menos|a menos que|a no ser que|ausser|"
     r"ausgenommen|es sei denn|sauf|a moins que|exceto|a nao ser que|salvo se|tranne|eccetto|"
-    r"a meno che|tenzij|behalve(?: als| wanneer)?|uitgezonderd)\s+(?P<x>[^;.()]+)",
+    r"a meno che|tenzij|behalve(?: als| wanneer)?|uitgezonderd|tirando|quitando|hormis|"
+    r"bis auf|abgesehen von)\s+(?P<x>[^;.()]+)",
     r"\b(?:where|when|if) (?:nobody|no one|noone) (?P<x>[^;.()]+)",
     r"\b(?:donde|cuando|si) nadie (?P<x>[^;.()]+)",
     r"\b(?:wo|wenn) (?:mich )?niemand (?P<x>[^;.()]+)",

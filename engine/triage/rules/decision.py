@@ -111,7 +111,8 @@ _EXCEPT = (
     r"seulement si|a nao ser que|menos (?:quando|se|aos?|as?|os?|nos?|nas?)|exceto|"
     r"mas so (?:se|quando)|so se|"
     r"tranne(?: quando| se)?|a meno che|ma solo (?:se|quando)|solo se|tenzij|"
-    r"behalve(?: als| wanneer)?|maar alleen als)"
+    r"behalve(?: als| wanneer)?|maar alleen als|tirando|quitando|eccetto|hormis|excepte|"
+    r"bis auf|abgesehen von)"
 )
 EXCEPT: Final = _EXCEPT
 _TAIL = rf"(?:(?:[\s,;]|\s[—–-]{{1,2}})+(?P<tail>{_EXCEPT}\b.*?))?"

@@ -758,7 +758,8 @@ MENTION = (
     r"@me\b|\bme mencion\w*|\bmencion\w*|\berwahnt\w*|\bme mentionne\w*|\bmentionne\w*|"
     r"\bme marc\w*|\bmarqu\w*|\bmi menzion\w*|\bmenziona\w*|\bmi tagga\w*|"
     r"\b(?:me|mij) noem\w*|\bnoemt\b|\bgenoemd\b|\b(?:me|mij) tag\w*|\bgetagd\b|"
-    r"\bme etiquet\w*|\bmich markier\w*|\bmarkiert\b|\bmich tagg?t\b|\bmich verlinkt\b"
+    r"\bme etiquet\w*|\bmich markier\w*|\bmarkiert\b|\bmich tagg?t\b|\bmich verlinkt\b|"
+    r"\bm'identifi\w*|\bme tagu\w*"
 )
 
 
@@ -988,10 +989,14 @@ def party_size(low: str) -> Extracted:
     return Match(), low
 
 
-MY = r"\b(?:my|mi|mis|meine[nr]?|ma|mon|minha|meu|mia|mio)\s+"
-FAMILY = {role: rf"(?:^\s*|{MY})(?:{'|'.join(said)})\b" for role, said in FAMILY_ROLES.items()}
-"""A parent: "my mother", "mi madre", or the word alone at the start of a line ("mum, even
-if …")."""
+MY = r"\b(?:my|mi|mis|meine?[nr]?|ma|mon|minha|meu|mia|mio|mijn)\s+"
+_FROM_A_PARENT = r"\b(?:from|de|da|do|von|vom|van|di|dalla)\s+"
+FAMILY = {
+    role: rf"(?:^\s*|{MY}|{_FROM_A_PARENT})(?:{'|'.join(said)})\b"
+    for role, said in FAMILY_ROLES.items()
+}
+"""A parent: "my mother", "mi madre", the word alone at the start of a line ("mum, even
+if …"), or after "from" ("Cualquier cosa de mamá", "Alles von Mama")."""
 
 
 def family(low: str) -> Extracted:
@@ -1515,9 +1520,9 @@ def _only_word(text: str) -> str | None:
     return content[0] if len(content) == 1 else None
 
 
-JOIN_WORDS = r"or|and|nor|y|o|u|e|ni|nem|und|oder|et|ou|en|of"
+JOIN_WORDS = r"or|and|nor|y|o|u|e|ni|nem|und|oder|et|ou|en|of|pis"
 """Words that join the items of a list in the supported languages ("Ana and Bea", "X o Y")."""
-LIST_JOIN = r"\s*(?:,|\s(?:or|and|y|o|e|und|oder|et|ou|ni|nor))\s+"
+LIST_JOIN = r"\s*(?:,|\s(?:or|and|y|o|e|und|oder|et|ou|ni|nor|pis))\s+"
 
 
 def _listed_beside(text: str, found: list[str]) -> list[str]:
