@@ -122,6 +122,8 @@ def _in_passing(plain: str, line_number: int) -> Definition | None:
     m = re.search(
         rf"(?<![\w'’-])(?P<role>(?i:{ROLE}))\s*[,:]\s*(?P<who>{NAMES})(?=\s*(?:\(|[.;]|$))", plain
     )
+    if m is None and (named := _named_in_parentheses(plain, line_number)) is not None:
+        return named
     if m is None:
         m = re.match(rf"^(?P<role>(?i:{POSSESSIVE})\s+{WORD})\s+(?P<who>{NAMES})$", plain)
     if m is None or not _identifies(m.group("who")):
@@ -130,6 +132,27 @@ def _in_passing(plain: str, line_number: int) -> Definition | None:
     if fold(role).split()[-1] not in identity_words():
         return None
     return Definition(line_number, role, m.group("who").strip(), False)
+
+
+_FOR = r"(?:pour|para|for|fur|für|per|voor|bei|with|con|avec|com)"
+_NAMED_IN_PARENTHESES = re.compile(
+    rf"^(?:{_FOR}\s+)?(?:(?:{ARTICLE}|{POSSESSIVE})\s+)?(?P<role>{WORD})\s*\((?P<who>[^()]{{2,60}})\)"
+    r"\s*[:,—–-]",
+    re.I,
+)
+
+
+def _named_in_parentheses(plain: str, line_number: int) -> Definition | None:
+    """ "Escola (Agrupamento do Fontelo): só o que vem da direção", "Pour le labo (Estuaire
+    Vivant), …": a line that opens with a word for a place and its name in parentheses says
+    what that word means in the other lines ("… nada da escola", "rien du labo"), as a
+    nickname does."""
+    m = _NAMED_IN_PARENTHESES.match(plain)
+    if m is None or fold(m.group("role")) not in identity_words():
+        return None
+    if not m.group("who")[:1].isupper() or not _identifies(m.group("who")):
+        return None
+    return Definition(line_number, m.group("role"), m.group("who").strip(), False, True)
 
 
 def _states_decision(text: str) -> bool:

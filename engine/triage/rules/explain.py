@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import time, timedelta
+from datetime import date, time, timedelta
 from typing import Any, Literal
 
+from engine.triage.language import raw_table
 from engine.triage.rules.compile import CompiledRule, compile_rules_text, unread_problem
-from engine.triage.rules.match import CALENDAR_KEY, Match, Window
+from engine.triage.rules.match import CALENDAR_KEY, Match, MonthDay, Window
 from engine.triage.rules.parse import ALWAYS, NEVER, Section, parse_rules
 from engine.triage.rules.phrasing import ENGLISH, Phrasing, phrasing
 from engine.triage.rules.textfile import UnreadableLine
@@ -250,7 +251,35 @@ def describe_window(window: Window, w: Phrasing | None = None) -> str:
     hours = ""
     if window.start != window.end:
         hours = w.text("between", start=_clock(window.start), end=_clock(window.end))
+    if window.dates is not None:
+        on = w.text("on_dates", dates=_dates(window.dates, w))
+        days = w.either([on, days]) if days else on  # "on 8 December or on weekends"
     return " ".join(p for p in (hours, days) if p) or w.text("any_time")
+
+
+def _dates(dates: frozenset[MonthDay], w: Phrasing) -> str:
+    """The dates, runs of days said as their first and last ("24 December – 2 January")."""
+    months = raw_table("replies")[w.code]["months"]
+
+    def said(d: MonthDay) -> str:
+        return w.text("date", day=d[1], month=months[d[0] - 1])
+
+    ordered = sorted(dates, key=lambda d: (d[0] < 7, d))  # a run over New Year stays one
+    runs: list[list[MonthDay]] = []
+    for d in ordered:
+        if runs and _next_day(runs[-1][-1]) == d:
+            runs[-1].append(d)
+        else:
+            runs.append([d])
+    parts = [said(r[0]) if len(r) < 3 else f"{said(r[0])} – {said(r[-1])}" for r in runs]
+    if len(runs) == 1 and len(runs[0]) == 2:
+        parts = [said(runs[0][0]), said(runs[0][1])]
+    return w.either(parts)
+
+
+def _next_day(d: MonthDay) -> MonthDay:
+    nxt = date(2024, d[0], d[1]) + timedelta(days=1)
+    return (nxt.month, nxt.day)
 
 
 def _duration(d: timedelta, w: Phrasing) -> str:

@@ -64,24 +64,38 @@ def _address_hit(wanted: str, address: str, chat_id: str) -> bool:
     return chat_id.endswith("@s.whatsapp.net") and digits(chat_id.split("@")[0]) == number
 
 
+MonthDay = tuple[int, int]
+"""A date of every year: (month, day)."""
+
+
 @dataclass(frozen=True)
 class Window:
-    """A time-of-day window (may wrap midnight) on some days of the week (0 = Monday)."""
+    """A time-of-day window (may wrap midnight) on some days of the week (0 = Monday), and
+    on some dates of the year when ``dates`` says which ("el 8 de diciembre")."""
 
     start: time = time(0, 0)
     end: time = time(0, 0)
     days: frozenset[int] = frozenset(range(7))
+    dates: frozenset[MonthDay] | None = None
 
     def contains(self, moment: datetime) -> bool:
         t = moment.time().replace(second=0, microsecond=0)
-        day = moment.weekday()
         if self.start == self.end:
-            return day in self.days
+            return self._on(moment)
         if not in_window(t, self.start, self.end):
             return False
         # the hours after midnight of a wrapping window belong to the day it started
         after_midnight = self.start > self.end and t < self.end
-        return ((day - 1) % 7 if after_midnight else day) in self.days
+        return self._on(moment - timedelta(days=1) if after_midnight else moment)
+
+    def _on(self, moment: datetime) -> bool:
+        """On its days; with dates too, on its dates, or on its days when the line names
+        both ("el fin de semana, ni el 8 de diciembre": either)."""
+        on_day = moment.weekday() in self.days
+        if self.dates is None:
+            return on_day
+        on_date = (moment.month, moment.day) in self.dates
+        return on_date or (on_day and self.days != frozenset(range(7)))
 
 
 @dataclass(frozen=True)

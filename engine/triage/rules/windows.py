@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import replace
 from datetime import time
 from functools import cache
 
 from engine.clock import CLOCK, rule_clock_time
 from engine.triage.classifier import fold
 from engine.triage.language import day_abbreviations, function_words, phrase_pattern
+from engine.triage.rules.dates import find_dates
 from engine.triage.rules.extract import QUOTED
 from engine.triage.rules.match import Window
 from engine.triage.rules.vocab import DAY_ALIASES
@@ -289,6 +291,14 @@ def _bare_hours(start: time, end: time) -> tuple[time, time]:
 
 
 def _find_window(text: str) -> tuple[str, Window | None]:
+    text, dates = find_dates(text)
+    text, window = _find_hours(text)
+    if dates is None:
+        return text, window
+    return text, replace(window or Window(), dates=dates)
+
+
+def _find_hours(text: str) -> tuple[str, Window | None]:
     text, working = _working_hours(_said_plainly(text))
     if working is not None:
         return text, working
