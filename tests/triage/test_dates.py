@@ -78,3 +78,11 @@ def test_a_dated_line_says_its_dates_and_holds_on_them_only() -> None:
     reading = explain_rule(dated).reading
     assert "1 December" in reading and "8 December" in reading
     assert "Agrupamento da Ribeira" in reading
+
+
+@pytest.mark.parametrize(
+    "said",
+    ['El grupo "Ex Nacional 9 de Julio 2009"', "el grupo Ex Nacional 9 de Julio 2009"],
+)
+def test_a_date_inside_a_name_is_the_name_s(said: str) -> None:
+    assert find_dates(said)[1] is None

@@ -11,6 +11,7 @@ from datetime import date, timedelta
 from functools import cache
 
 from engine.triage.language import LANGUAGES, phrase_pattern, raw_table
+from engine.triage.rules.extract import QUOTED
 from engine.triage.rules.match import MonthDay
 
 FEASTS = {
@@ -93,7 +94,7 @@ def find_dates(text: str) -> tuple[str, frozenset[MonthDay] | None]:
         start = 0
         while (m := pattern.search(_fold_keep(text), start)) is not None:
             said = _read(m)
-            if not said or _of_a_journey(_fold_keep(text)[: m.start()]):
+            if not said or _of_a_journey(_fold_keep(text)[: m.start()]) or _named(text, m):
                 start = m.end()  # "mon vol du 19 décembre": the flight's date, not the line's
                 continue
             found |= said
@@ -125,6 +126,17 @@ def _of_a_journey(before: str) -> bool:
 @cache
 def _holidays_last() -> re.Pattern[str]:
     return re.compile(rf"{phrase_pattern('dates.holidays')}[\s,(:]*(?:de\s+|del\s+)?$")
+
+
+def _named(text: str, m: re.Match[str]) -> bool:
+    """The date is part of a name: in quotes ("Ex Nacional 9 de Julio 2009"), or after a
+    capitalised word inside the line ("Colegio 9 de Julio", "Avenida 5 de Mayo")."""
+    if any(q.start() <= m.start() < q.end() for q in QUOTED.finditer(text)):
+        return True
+    if not m.group(0)[:1].isdigit():
+        return False  # "am 24. Dezember", "el 8 de diciembre": said as a date
+    before = text[: m.start()].split()
+    return len(before) > 1 and before[-1][:1].isupper() and before[-1][-1:].isalpha()
 
 
 def _read(m: re.Match[str]) -> set[MonthDay]:
