@@ -158,3 +158,11 @@ def test_not_even_a_mention_keeps_the_whole_group_silent() -> None:
     )
     assert rule.understood
     assert "mention" not in explain_rule(rule).reading
+
+
+def test_until_further_notice_is_no_exception() -> None:
+    """German "bis auf" is "except", but "bis auf Weiteres" is "until further notice"."""
+    (rule,) = compile_rules_text(
+        "## Never notify\n- Bis auf Weiteres keine Mails von Firma Holz (@holz.example)\n"
+    )
+    assert "except" not in explain_rule(rule).reading

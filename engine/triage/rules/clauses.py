@@ -72,7 +72,7 @@ INLINE_EXCLUSIONS = (
     r"\b(?:unless|except(?: for)?|excepto|salvo|menos|a menos que|a no ser que|ausser|"
     r"ausgenommen|es sei denn|sauf|a moins que|exceto|a nao ser que|salvo se|tranne|eccetto|"
     r"a meno che|tenzij|behalve(?: als| wanneer)?|uitgezonderd|tirando|quitando|hormis|"
-    r"bis auf|abgesehen von)\s+(?P<x>[^;.()]+)",
+    r"bis auf(?! weiteres)|abgesehen von)\s+(?P<x>[^;.()]+)",
     r"\b(?:where|when|if) (?:nobody|no one|noone) (?P<x>[^;.()]+)",
     r"\b(?:donde|cuando|si) nadie (?P<x>[^;.()]+)",
     r"\b(?:wo|wenn) (?:mich )?niemand (?P<x>[^;.()]+)",

@@ -271,7 +271,7 @@ def _split_restrictive(text: str) -> tuple[str, str, bool] | None:
         r"\b(?P<nothing>nothing|no notifications?|none|nada|nichts|rien|niente|niets)\s+(?:except|"
         r"but|other than|excepto|salvo|menos|au(?:ss|ß)er|sauf|exceto|tranne|eccetto|behalve)\b|"
         r"\b(?:except(?:\s+for)?|excepto|salvo|au(?:ss|ß)er|ausgenommen|sauf|exceto|tranne|eccetto|"
-        r"behalve|uitgezonderd|tirando|quitando|hormis|bis auf|abgesehen von)\b",
+        r"behalve|uitgezonderd|tirando|quitando|hormis|bis auf(?! weiteres)|abgesehen von)\b",
         low,
     )
     if m:

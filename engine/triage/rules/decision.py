@@ -112,7 +112,7 @@ _EXCEPT = (
     r"mas so (?:se|quando)|so se|"
     r"tranne(?: quando| se)?|a meno che|ma solo (?:se|quando)|solo se|tenzij|"
     r"behalve(?: als| wanneer)?|maar alleen als|tirando|quitando|eccetto|hormis|excepte|"
-    r"bis auf|abgesehen von)"
+    r"bis auf(?! weiteres)|abgesehen von)"
 )
 EXCEPT: Final = _EXCEPT
 _TAIL = rf"(?:(?:[\s,;]|\s[—–-]{{1,2}})+(?P<tail>{_EXCEPT}\b.*?))?"
