@@ -23,10 +23,10 @@ from engine.triage.rules.windows import find_window
     [
         ("ni el 8 de diciembre que es fiesta", {(12, 8)}),
         ("Nos feriados de 1 e 8 de dezembro nada", {(12, 1), (12, 8)}),
-        ("vom 24. bis 26. Dezember nur Corinne", {(12, 24), (12, 25), (12, 26)}),
+        ("vom 24. bis 26. Dezember nur Ottilie", {(12, 24), (12, 25), (12, 26)}),
         ("Dal 20 al 22 dicembre non ci sono", {(12, 20), (12, 21), (12, 22)}),
         ("from December 30th to January 1st", {(12, 30), (12, 31), (1, 1)}),
-        ("Christmas Day - only Callum", {(12, 25)}),
+        ("Christmas Day - only Ruaidhri", {(12, 25)}),
         ("op oudejaarsavond niks", {(12, 31)}),
         ("am 21.12. nichts", {(12, 21)}),
     ],
@@ -39,8 +39,8 @@ def test_dates_are_read_in_the_user_s_words(said: str, dates: set[tuple[int, int
 @pytest.mark.parametrize(
     "said",
     [
-        "Qualquer mudança no meu voo pra Fortaleza do dia 21/12",
-        "Tout ce qui touche à mon vol pour Montréal du 19 décembre",
+        "Qualquer mudança no meu voo pra Recife do dia 19/12",
+        "Tout ce qui touche à mon vol pour Dakar du 17 décembre",
         "24/7 support emails",
         "Messages de Noël Martin",
         "de 9 a 14h",
@@ -82,7 +82,7 @@ def test_a_dated_line_says_its_dates_and_holds_on_them_only() -> None:
 
 @pytest.mark.parametrize(
     "said",
-    ['El grupo "Ex Nacional 9 de Julio 2009"', "el grupo Ex Nacional 9 de Julio 2009"],
+    ['El grupo "Liceo 25 de Mayo 1998"', "el grupo Liceo 25 de Mayo 1998"],
 )
 def test_a_date_inside_a_name_is_the_name_s(said: str) -> None:
     assert find_dates(said)[1] is None

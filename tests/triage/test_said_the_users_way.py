@@ -136,8 +136,8 @@ def test_a_like_that_gives_no_example_stays_in_the_condition() -> None:
 @pytest.mark.parametrize(
     ("line", "reading"),
     [
-        ("Cualquier cosa de mamá, por WhatsApp o por correo", "from your mother"),
-        ("Ma blonde Maude pis ma fille Léa", "from Maude or Léa"),
+        ("Todo lo de mamá, por WhatsApp o por correo", "from your mother"),
+        ("Ma blonde Rosalie pis ma fille Élodie", "from Rosalie or Élodie"),
         ('Grupos de WhatsApp, tirando o "Grupo Plantão Norte"', "except from Grupo Plantão Norte"),
         ("Le groupe WhatsApp « Parents 5e A », sauf si on m'identifie", "except WhatsApp"),
     ],

@@ -18,9 +18,9 @@ from engine.triage.rules.explain import explain_rule
 @pytest.mark.parametrize(
     ("line", "kept"),
     [
-        ("No hace falta que me avises cuando cambian la hora de una reunión.", "cambian la hora"),
-        ("Não precisa me avisar quando remarcarem reunião.", "remarcarem"),
-        ("I don't need a notification every time someone moves a meeting.", "someone moves"),
+        ("No hace falta que me avises cuando cambian la hora de una cita.", "cambian la hora"),
+        ("Não precisa me avisar quando remarcarem consulta.", "remarcarem"),
+        ("I don't need a notification every time someone reschedules a call.", "someone"),
         ("Je ne veux plus rien voir passer de Firmin Laval.", "Firmin Laval"),
     ],
 )
@@ -80,8 +80,8 @@ def test_a_former_role_names_no_sender(line: str) -> None:
 
 
 def test_a_role_defined_elsewhere_is_not_written_inside_a_compound() -> None:
-    """ "my ex, Callum Hale" defines "ex"; "Ex-Schwiegermutter" elsewhere is no "ex"."""
+    """ "my ex, Fergus Hale" defines "ex"; "Ex-Schwiegermutter" elsewhere is no "ex"."""
     rules = compile_rules_text(
-        "## Never notify\n- my ex, Callum Hale\n- Von meiner Ex-Schwiegermutter, Renate Vollmer\n"
+        "## Never notify\n- my ex, Fergus Hale\n- Von meiner Ex-Schwiegermutter, Renate Vollmer\n"
     )
-    assert "Callum" not in explain_rule(rules[1]).reading
+    assert "Fergus" not in explain_rule(rules[1]).reading

@@ -332,8 +332,8 @@ def _group_cues() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
 
 def _group_alert(text: str) -> str | None:
     """What makes a group message that names nobody worth an interruption: an emergency
-    ("Grandad's had a fall, we're at A&E"), or a change or a disruption for today, tonight or
-    tomorrow ("Training morgen fällt aus", "amanhã falta água das 8h às 14h"). Idle chatter,
+    ("Grandma has had a fall, we're at A&E"), or a change or a disruption for today, tonight or
+    tomorrow ("die Probe morgen fällt aus", "amanhã falta água das 8h às 14h"). Idle chatter,
     greetings and questions to everyone are neither."""
     emergency, change, near = _group_cues()
     if m := emergency.search(text):

@@ -118,7 +118,7 @@ def _journeys() -> re.Pattern[str]:
 
 
 def _of_a_journey(before: str) -> bool:
-    """The date follows a journey ("my flight to Fortaleza on 21/12"): it is when the
+    """The date follows a journey ("my flight to Oslo on 21/12"): it is when the
     journey is, what the line is about, not when the line holds."""
     return bool(_journeys().search(before))
 
@@ -129,8 +129,8 @@ def _holidays_last() -> re.Pattern[str]:
 
 
 def _named(text: str, m: re.Match[str]) -> bool:
-    """The date is part of a name: in quotes ("Ex Nacional 9 de Julio 2009"), or after a
-    capitalised word inside the line ("Colegio 9 de Julio", "Avenida 5 de Mayo")."""
+    """The date is part of a name: in quotes ("Liceo 25 de Mayo 1998"), or after a
+    capitalised word inside the line ("Avenida 5 de Mayo")."""
     if any(q.start() <= m.start() < q.end() for q in QUOTED.finditer(text)):
         return True
     if not m.group(0)[:1].isdigit():

@@ -143,8 +143,8 @@ _NAMED_IN_PARENTHESES = re.compile(
 
 
 def _named_in_parentheses(plain: str, line_number: int) -> Definition | None:
-    """ "Escola (Agrupamento do Fontelo): só o que vem da direção", "Pour le labo (Estuaire
-    Vivant), …": a line that opens with a word for a place and its name in parentheses says
+    """ "Escola (Agrupamento da Ribeira): só o que vem da direção", "Pour le labo (Marée
+    Haute), …": a line that opens with a word for a place and its name in parentheses says
     what that word means in the other lines ("… nada da escola", "rien du labo"), as a
     nickname does."""
     m = _NAMED_IN_PARENTHESES.match(plain)

@@ -1889,7 +1889,7 @@ def unread_words(left: str, found: Match, whole: str = "") -> tuple[str, ...]:
     taken = set(words(said)) | function_words()
     if found.has_identity():
         roles = ROLE_WORDS | {f"{w}s" for w in ROLE_WORDS} | identity_words()
-        roles |= {w for w in words(low) if _a_role(w)}  # "mi excuñado, Julián Restrepo"
+        roles |= {w for w in words(low) if _a_role(w)}  # "mi excuñado, Tadeo Brum"
         taken |= roles - joined_roles(whole or left)
     if len(found.names) == 1:
         taken |= _PRONOUNS  # "what Valentina sends, even if she …": the one person named
