@@ -85,3 +85,20 @@ def test_a_role_defined_elsewhere_is_not_written_inside_a_compound() -> None:
         "## Never notify\n- my ex, Fergus Hale\n- Von meiner Ex-Schwiegermutter, Renate Vollmer\n"
     )
     assert "Fergus" not in explain_rule(rules[1]).reading
+
+
+@pytest.mark.parametrize(
+    ("line", "reading"),
+    [
+        ("Ne me préviens pour rien la nuit", "never notify: anything"),
+        ("la nuit, ne me préviens de rien sauf Margaux", "only if from Margaux"),
+        ("Ne m'avertis de rien venant de Loxam Pro", "Never notify: anything from Loxam Pro"),
+        ("Ne me préviens que pour les factures", "only if receipts"),
+    ],
+)
+def test_french_says_no_with_ne_before_the_telling(line: str, reading: str) -> None:
+    """ "Ne me préviens pour rien": the "ne" before the word for telling says never (the
+    "rien" after it); "ne … que" says only."""
+    (rule,) = compile_rules_text(f"## Custom rules\n- {line}\n")
+    assert rule.understood, rule.unread
+    assert reading.lower() in explain_rule(rule).reading.lower()

@@ -557,7 +557,7 @@ def _inside(line: _Line) -> str | None:
 _TELLING = re.compile(phrase_pattern("predicates.telling"))
 _KNOWING_FIRST = re.compile(
     rf"^\s*(?:(?:{alternation(phrases('words.nothing'))})\s+)?{phrase_pattern('predicates.knowing')}"
-    r"\s*"
+    rf"(?:\s+{_ANY_MORE})?(?:\s+(?:{alternation(phrases('words.nothing'))})(?![\w'-]))?\s*"
 )
 
 
@@ -579,6 +579,10 @@ _MISSING = re.compile(phrase_pattern("predicates.missing"))
 _A_MESSAGE = frozenset(phrases("words.messages"))
 """Words for messages ("notifs", "Benachrichtigungen"): said as what the user wants to
 know, they stay in what the line is about ("toutes les notifs de l'ENT")."""
+_NE_BEFORE = re.compile(r"(?<![\w'-])(ne)\s+(?:me\s+|m')?$|(?<![\w'-])(ne)\s*$")
+"""French "ne" right before the word for telling ("Ne me préviens …", "ne m'avertis …")."""
+_ONLY_QUE = re.compile(r"(?<![\w'-])qu(?:e|')")
+"""French "ne … que" says only, not never."""
 _A_MESSAGE_EACH_TIME = re.compile(
     rf"^(?:(?:{alternation(phrases('definitions.articles') + phrases('words.indefinite'))})\s+)?"
     rf"(?:{alternation(phrases('words.messages'))})"
@@ -673,6 +677,9 @@ def _told_anywhere(line: _Line) -> str | None:
     opened = _CLAUSE_START.match(line.low[:first])
     clause = opened.end() if opened else 0
     negations = [m.span() for m in _SAYS_NO.finditer(line.low, clause, last)]
+    ne = _NE_BEFORE.search(line.low, clause, first)
+    if ne is not None and not _ONLY_QUE.search(line.low, last):
+        negations.append(ne.span(1))  # "Ne me préviens pour rien": French says no in two words
     unwanted = any(_UNWANTING.fullmatch(line.low, s, e) for s, e in spans)
     never = (bool(negations) or unwanted) != missing
     cut = sorted(spans + negations)
