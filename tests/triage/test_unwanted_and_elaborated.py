@@ -102,3 +102,21 @@ def test_french_says_no_with_ne_before_the_telling(line: str, reading: str) -> N
     (rule,) = compile_rules_text(f"## Custom rules\n- {line}\n")
     assert rule.understood, rule.unread
     assert reading.lower() in explain_rule(rule).reading.lower()
+
+
+@pytest.mark.parametrize(
+    ("line", "section"),
+    [
+        ("Meld me niets van Kaasboer Tuyl", "never"),
+        ("Sag mir nichts von Kaasboer Tuyl", "never"),
+        ("Tell me nothing but invoices", "always"),
+        ("Avísame de nada más que las facturas", "always"),
+        ("Meld me niets anders dan facturen", "always"),
+        ("Préviens-moi de rien d'autre que les factures", "always"),
+    ],
+)
+def test_nothing_right_after_the_telling_says_never_unless_it_says_only(
+    line: str, section: str
+) -> None:
+    assert read_decision(line)[1] is not None
+    assert read_decision(line)[1].section == section  # type: ignore[union-attr]

@@ -517,8 +517,13 @@ def _opening(line: _Line) -> str | None:
     return f"{lead} {after}"
 
 
-_NEGATION_FIRST = re.compile(rf"^\s*{_NEGATION}(?:\s+{_ANY_MORE})?\b\s*")
-"""A negation right after a word for telling turns it round: "sag mir nie Bescheid über …"."""
+_NEGATION_FIRST = re.compile(
+    rf"^\s*(?:{_NEGATION}|(?:{alternation(phrases('words.nothing'))})(?!(?:\s+(?:{_ANY_MORE}|anders|else|d'autre|autre|otro|altro|outro))?\s*,?\s*"
+    rf"(?:{_EXCEPT}|but|que|than|als|dan|che|di)\b))"
+    rf"(?:\s+{_ANY_MORE})?\b\s*"
+)
+"""A negation right after a word for telling turns it round: "sag mir nie Bescheid über …",
+"meld me niets van …" (but "tell me nothing but …" says only)."""
 
 
 QUOTED_NAME = re.compile(r"[\"“”„«»'‘’][^\"“”„«»'‘’]{1,80}[\"“”„«»'‘’]")
