@@ -10,6 +10,7 @@ import re
 from datetime import date, timedelta
 from functools import cache
 
+from engine.triage.classifier.text import fold_with_map
 from engine.triage.language import LANGUAGES, phrase_pattern, raw_table
 from engine.triage.rules.extract import QUOTED
 from engine.triage.rules.match import MonthDay
@@ -102,8 +103,6 @@ def find_dates(text: str) -> tuple[str, frozenset[MonthDay] | None]:
             if holiday := _holidays_last().search(_fold_keep(text)[:begin]):
                 begin = holiday.start()  # "Nos feriados de 1 e 8 de dezembro"
             text = f"{text[:begin]} {text[m.end() :]}"
-    from engine.triage.classifier.text import fold_with_map
-
     for pattern, days in _feasts():
         low, where = fold_with_map(text)
         if (m := pattern.search(low)) is not None:

@@ -1889,7 +1889,7 @@ def unread_words(left: str, found: Match, whole: str = "") -> tuple[str, ...]:
     taken = set(words(said)) | function_words()
     if found.has_identity():
         roles = ROLE_WORDS | {f"{w}s" for w in ROLE_WORDS} | identity_words()
-        roles |= {w for w in words(low) if _a_role(w)}  # "mi excuñado, Tadeo Brum"
+        roles |= {w for w in words(low) if _former_role(w)}  # "mi excuñado, …"
         taken |= roles - joined_roles(whole or left)
     if len(found.names) == 1:
         taken |= _PRONOUNS  # "what Valentina sends, even if she …": the one person named
@@ -1907,8 +1907,11 @@ def _only_roles(name: str) -> bool:
 def _a_role(word: str) -> bool:
     """A word for who someone is to the user, also as a former one ("Ex-Schwiegermutter",
     "excuñado", "ex-associé"); ``word`` folded."""
-    if word in PERSON_ROLES:
-        return True
+    return word in PERSON_ROLES or _former_role(word)
+
+
+def _former_role(word: str) -> bool:
+    """ "ex-associé", "excuñado": who someone was to the user."""
     former = re.match(r"ex-?(?P<role>\w{3,})$", word)
     return former is not None and (
         former.group("role") in PERSON_ROLES or former.group("role") in identity_words()
