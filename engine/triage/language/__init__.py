@@ -170,12 +170,20 @@ PHRASE_KEYS = {
         "next",
         "christmas_eve",
         "christmas_day",
+        "boxing_day",
         "new_years_eve",
         "new_years_day",
         "holidays",
     ),
     "digest": ("asks", "about", "email", "whatsapp"),
-    "windows": ("working_hours", "absences"),
+    "windows": (
+        "working_hours",
+        "absences",
+        "half_before",
+        "half_after",
+        "and_a_half",
+        "hour_endings",
+    ),
     "calendar": ("asks", "next_event", "event_nouns", "cancelled_verbs", "moved_verbs"),
     "removal": ("asks", "rules", "dropping"),
 }
@@ -189,6 +197,10 @@ OPTIONAL_KEYS = frozenset(
         "words.noun_endings",
         "words.writes_me",
         "words.neither",
+        "windows.half_before",
+        "windows.half_after",
+        "windows.and_a_half",
+        "windows.hour_endings",
     }
 )
 """Constructions a language may not have: a frame around the topic or a verb after a quoted

@@ -47,7 +47,7 @@ from engine.triage.language import (
     phrases,
 )
 from engine.triage.rules.clauses import Parts, sentences, take_apart
-from engine.triage.rules.decision import NEGATION, ONLY_IF, Decision, read_decision
+from engine.triage.rules.decision import ONLY_IF, Decision, read_decision
 from engine.triage.rules.extract import (
     BRAND,
     JOIN_WORDS,
@@ -62,6 +62,7 @@ from engine.triage.rules.identity import chat_scope
 from engine.triage.rules.kindwords import KIND_WORDS, is_kind_word
 from engine.triage.rules.match import Match, Window
 from engine.triage.rules.names import VOCAB, is_german
+from engine.triage.rules.negation import NEGATION
 from engine.triage.rules.parse import ALWAYS, NEVER, Rule, Section, parse_rules
 from engine.triage.rules.typos import corrected, first_words
 from engine.triage.rules.vocab import STOP
@@ -657,10 +658,13 @@ def _described(found: Match) -> Match:
 
 def _exclusions(parts: Parts, style: Style) -> tuple[Match, ...]:
     out: list[Match] = []
-    for text in parts.exclusions:
+    for said in parts.exclusions:
+        text, window = find_window(said)
         found = _alternatives(text, style, Match()) or parse_fragment(
             text, german=style.german, casual=style.casual
         )
+        if window is not None:  # "pode sempre, menos ao domingo": not then
+            found = replace(found, anything=False, within=window)
         options = found.any_of or (found,)
         out += [m for m in options if m.says_something and not m.anything]
         # what an exclusion left unread stays with the line, even when it is dropped
@@ -773,8 +777,8 @@ def _faithful(compiled: CompiledRule) -> CompiledRule:
             roles = identity_words() - joined_roles(compiled.rule.read_text)
             said |= {w for w in roles if not _SAID_NOT.fullmatch(w)}  # nl "nicht", de "nicht"
         said |= _objects_of({k for m in parts for k in _kinds_in(m)})
-        if any(_names(m) for m in parts):  # "il signor Colombo"
-            said |= set(phrases("words.titles"))
+        if any(_names(m) for m in parts):  # "il signor Colombo", not "la nonna, e …"
+            said |= set(phrases("words.titles")) & _before_a_name(compiled.rule.read_text)
         folded = tuple(w for w in folded if w not in said)
     folded += tuple(w for w in _absent(compiled.rule.read_text) if w not in folded)
     if not folded:
@@ -784,6 +788,11 @@ def _faithful(compiled: CompiledRule) -> CompiledRule:
     if compiled.understood or problem == NOTHING_READ:
         problem = unread_problem(left)
     return replace(compiled, understood=False, unread=left, problem=problem)
+
+
+def _before_a_name(text: str) -> set[str]:
+    """The words said right before a capitalised word ("Oma Hilde", "Dr. Brenner")."""
+    return {fold(m.group(1)) for m in re.finditer(r"([\w'.-]+?)\.?\s+(?=[A-ZÀ-Þ])", text)}
 
 
 def _kinds_in(found: Match) -> frozenset[str]:

@@ -2,7 +2,7 @@
 au 2 janvier", "vom 24. bis 26. Dezember", "1 e 8 de dezembro", "December 24th", "am
 21.12.", "Christmas Day". Month names are the language data's ([replies] months, the same the
 chat reads days with); the feast days are [dates] christmas_eve, christmas_day,
-new_years_eve, new_years_day. A date is a month and a day, every year."""
+boxing_day, new_years_eve, new_years_day. A date is a month and a day, every year."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from engine.triage.rules.match import MonthDay
 FEASTS = {
     "christmas_eve": ((12, 24),),
     "christmas_day": ((12, 25),),
+    "boxing_day": ((12, 26),),
     "new_years_eve": ((12, 31),),
     "new_years_day": ((1, 1),),
 }

@@ -17,6 +17,8 @@ from engine.triage.language import (
     phrases,
     weekdays,
 )
+from engine.triage.rules.extract import SOURCE_PATTERN
+from engine.triage.rules.negation import NEGATION
 from engine.triage.rules.sections import ALWAYS, CUSTOM, NEVER, Section
 from engine.triage.rules.windows import find_window
 
@@ -97,11 +99,7 @@ _TOLD_FIRST = re.compile(
 sempre: Paolo, …")."""
 
 
-_NEGATION = (
-    r"(?:never|not|no|don'?t|do not|doesn'?t|does not|isn'?t|aren'?t|won'?t|shouldn'?t|"
-    r"nie|nicht|nunca|jamais|pas|mai|non|nao)"
-)
-NEGATION: Final = _NEGATION
+_NEGATION = NEGATION
 _END = r"\s*[.!]*\s*$"
 _EXCEPT = (
     r"(?:unless|except(?: when| if)?|but not|but only (?:if|when)|only if|only when|a menos que|"
@@ -857,8 +855,29 @@ def _as_an_aside(m: re.Match[str]) -> str:
     return f" ({', '.join(named)}) " if named else " "
 
 
+_CHANNEL = rf"(?:by\s+|per\s+|por\s+|par\s+|via\s+|op\s+)?(?:{SOURCE_PATTERN})"
+_WHICHEVER_CHANNEL = re.compile(
+    rf"(?<=\S)[\s,.;:—–-]+(?P<said>{_CHANNEL}(?:\s*(?:,|/|\bor\b|\boder\b|\bo\b|\bou\b|"
+    rf"\bof\b|\bu\b)\s*{_CHANNEL})+)\s*[,:—–-]?\s*"
+    rf"(?:{alternation(phrases('words.whatever'))})[\s.!]*$"
+)
+"""A line that ends with its channels and a word for "whichever" ("Anything from Deklan.
+Email or WhatsApp, doesn't matter", "Anna, Mail oder WhatsApp, ist egal"): the line holds on
+each of them, said as an aside; "doesn't matter" is no decision there."""
+
+
+def _whichever_channel(text: str) -> str:
+    folded, where = fold_with_map(text)
+    m = _WHICHEVER_CHANNEL.search(folded)
+    if m is None:
+        return text
+    head = text[: where[m.start()]].rstrip(" .,;:")
+    said = text[where[m.start("said")] : where[m.end("said") - 1] + 1]
+    return f"{head} ({said})"
+
+
 def _read_decision(text: str) -> tuple[str, Decision | None]:
-    text = _ARROW.sub(" — ", without_courtesies(text))
+    text = _ARROW.sub(" — ", without_courtesies(_whichever_channel(text)))
     listed = _examples_after_a_dash(text) or _decided_in_the_label(text)
     if listed is not None:
         return listed
@@ -979,15 +998,43 @@ def _window_first(text: str) -> tuple[str, Decision] | None:
     spans = list(re.finditer(r"\S+", text))[: _WINDOW_WORDS + 1]
     if len(spans) < 2 or find_window(text[: spans[-1].end()])[1] is None:
         return None
-    opening = [n for n in range(1, len(spans)) if _only_window(text[: spans[n - 1].end()])]
+    window = [_only_window(text[: spans[n - 1].end()]) for n in range(1, len(spans) + 1)]
+    # an opening ends at or after the last word the window takes ("6 in the morning")
+    took = [n for n in range(1, len(spans) + 1) if window[n - 1] and _window_takes(spans, n)]
+    reach = max(took, default=0)
+    opening = [n for n in range(max(reach, 1), len(spans)) if window[n - 1]]
     for n in reversed(opening):
         head, tail = text[: spans[n - 1].end()], text[spans[n - 1].end() :].strip(" ,;:")
         if _ENDS_NEGATED.search(fold_with_map(head)[0]):
             continue  # "Le week-end, ne | me préviens que …": the negation is the decision's
         rest, decision = read_decision(tail) if tail else ("", None)
+        if decision is None and (nothing := _nothing_then(tail)) != tail:
+            rest, decision = read_decision(nothing)
         if decision is not None:
             return f"{head.strip(' ,;:')} {rest}", decision
     return None
+
+
+def _window_takes(spans: list[re.Match[str]], n: int) -> bool:
+    """The window of the first ``n`` words takes the last of them ("6 in the morning"): an
+    opening does not end before it."""
+    head = spans[0].string[: spans[n - 1].end()]
+    last = re.findall(r"[a-z0-9]+", fold_with_map(spans[n - 1].group(0))[0])[-1:]
+    left = re.findall(r"[a-z0-9]+", fold_with_map(find_window(head)[0])[0])
+    return bool(last) and last[0] not in left
+
+
+_NOTHING_ALONE = re.compile(rf"^(?:{alternation(phrases('words.nothing'))})(?=\s*(?:[,.;!(—–-]|$))")
+
+
+def _nothing_then(tail: str) -> str:
+    """ "Christmas Day and Boxing Day: nothing at all, not even Priya": after a window,
+    "nothing" alone says never, about anything."""
+    folded, where = fold_with_map(tail)
+    m = _NOTHING_ALONE.match(folded)
+    if m is None or re.match(rf"[\s,;:—–-]*(?:{_EXCEPT})\b", folded[m.end() :]):
+        return tail  # "gar nichts, außer Miriam": read as nothing but Miriam
+    return "never notify me about anything" + tail[where[m.end() - 1] + 1 :]
 
 
 _ENDS_NEGATED = re.compile(rf"(?<![\w'-])(?:{_NEGATION}|ne|n')\s*$")
@@ -1010,6 +1057,7 @@ def _restricts(text: str) -> bool:
         re.search(RESTRICTIVE, low)
         or re.search(rf"\b{_NEGATION}\b", low)
         or re.search(none_of, low)
+        or re.search(phrase_pattern("words.only"), low)
     )
 
 

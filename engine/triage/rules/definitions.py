@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
 from engine.triage.classifier.text import fold, fold_with_map
-from engine.triage.language import identity_words, phrase_pattern
+from engine.triage.language import alternation, identity_words, phrase_pattern, phrases, raw_table
 from engine.triage.rules.extract import EMAIL, PHONE
 from engine.triage.rules.names import name_list
 
@@ -88,8 +89,18 @@ def read_definition(text: str, line_number: int) -> Definition | None:
     return found
 
 
+@cache
+def _means() -> str:
+    """The words that define ("means", "es", "ist"), matched in the line as written: a word
+    whose accent is all it has ("é", "è") is not "e" ("and")."""
+    written = [p for said in raw_table("definitions").values() for p in said.get("means", [])]
+    accented = [re.escape(p) for p in written if len(fold(p)) == 1 and fold(p) != p]
+    plain = [p for p in phrases("definitions.means") if len(p) > 1 or p not in map(fold, written)]
+    return rf"(?<![\w'-])(?:{'|'.join([alternation(plain), *accented])})(?![\w'-])"
+
+
 def _definition(plain: str, line_number: int) -> Definition | None:
-    means = phrase_pattern("definitions.means")
+    means = _means()
     m = re.match(rf"^{ANY_ROLE}\s*(?:=|{means})\s+(?P<who>.+)$", plain, re.I)
     if m is not None and _identifies(m.group("who")) and not _states_decision(m.group("who")):
         role, nickname = _role(m)

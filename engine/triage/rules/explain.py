@@ -254,7 +254,10 @@ def describe_window(window: Window, w: Phrasing | None = None) -> str:
     if window.dates is not None:
         on = w.text("on_dates", dates=_dates(window.dates, w))
         days = w.either([on, days]) if days else on  # "on 8 December or on weekends"
-    return " ".join(p for p in (hours, days) if p) or w.text("any_time")
+    said = " ".join(p for p in (hours, days) if p) or w.text("any_time")
+    if window.or_days:
+        return w.either([said, describe_window(Window(days=window.or_days), w)])
+    return said
 
 
 def _dates(dates: frozenset[MonthDay], w: Phrasing) -> str:

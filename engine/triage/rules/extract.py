@@ -44,8 +44,11 @@ from engine.triage.rules.names import VOCAB, example_list, is_german, name_list
 from engine.triage.rules.typos import nearest
 from engine.triage.rules.vocab import (
     FAMILY_ROLES,
+    INVITATIONS,
     NUMBER_WORDS,
+    PARENT_WORDS,
     PERSON_ROLES,
+    REMINDERS,
     ROLE_WORDS,
     SOURCE_WORDS,
     STOP,
@@ -476,6 +479,8 @@ domain."""
 
 def _a_domain(m: re.Match[str]) -> bool:
     tld = m.group(1).rsplit(".", 1)[-1].lower()
+    if fold(m.group(0)) in phrases("words.titles"):
+        return False  # "la Sig.ra Rossi", "Dott.ssa Bianchi": a title
     return m.group(0).startswith("@") or len(tld) == 2 or tld in GENERIC_TLDS
 
 
@@ -710,16 +715,6 @@ def at_start_lower(text: str) -> str:
     reading (a line is never broadened to every e-mail)."""
     m = re.match(r"^(\s*)(Correos|Correios)\b(?=\s+(?:de|da|do|das|dos|del|di)\b)", text)
     return f"{m.group(1)}{m.group(2).lower()}{text[m.end() :]}" if m else text
-
-
-REMINDERS = (
-    r"\b(reminders?|recordatorios?|erinnerungen?|rappels?|lembretes?|promemoria|herinneringen?)\b"
-)
-INVITATIONS = (
-    r"\b((?:new )?(?:calendar )?(?:invitations?|invites?)|new (calendar )?events?|new meetings?|"
-    r"invitaciones|"
-    r"einladungen|convites?|inviti|(?:agenda-?)?uitnodigingen)\b"
-)
 
 
 def event_kinds(low: str) -> Extracted:
@@ -989,7 +984,7 @@ def party_size(low: str) -> Extracted:
     return Match(), low
 
 
-MY = r"\b(?:my|mi|mis|meine?[nr]?|ma|mon|minha|meu|mia|mio|mijn)\s+"
+MY = r"\b(?:my|mi|mis|meine?[nr]?|ma|mon|mes|minha|minhas|meu|meus|mia|mio|miei|mie|mijn)\s+"
 _FROM_A_PARENT = r"\b(?:from|de|da|do|von|vom|van|di|dalla)\s+"
 FAMILY = {
     role: rf"(?:^\s*|{MY}|{_FROM_A_PARENT})(?:{'|'.join(said)})\b"
@@ -999,9 +994,16 @@ FAMILY = {
 if …"), or after "from" ("Cualquier cosa de mamá", "Alles von Mama")."""
 
 
+PARENTS = rf"(?:{MY}|{_FROM_A_PARENT})(?:{'|'.join(PARENT_WORDS)})\b"
+"""Both parents: "my parents", "os meus pais", "von meinen Eltern"."""
+
+
 def family(low: str) -> Extracted:
-    """ "my mother", "mi madre": a parent, saved in the phone as Mum, Mamá, Mamma..."""
+    """ "my mother", "mi madre": a parent, saved in the phone as Mum, Mamá, Mamma...; "my
+    parents": either of them."""
     roles = tuple(role for role, pattern in FAMILY.items() if re.search(pattern, low))
+    if re.search(PARENTS, low):
+        roles = tuple(dict.fromkeys((*roles, *FAMILY_ROLES)))
     return Match(roles=roles), low
 
 
@@ -1855,6 +1857,7 @@ KEYWORD_PATTERNS: tuple[str, ...] = (
     DURATION.pattern,
     *(pattern for pattern, _, _ in PARTY_SIZES),
     *FAMILY.values(),
+    PARENTS,
 )
 """What the keyword extractors read without taking it out of the text: the words they
 match are accounted for."""
@@ -2021,7 +2024,14 @@ def joined_roles(text: str) -> set[str]:
         if re.match(r"\s+[A-ZÀ-Þ]", text[where[end - 1] + 1 :]):
             continue  # "… en gemeente Amsterdam": the municipality, by its type and name
         out.add(word)
+    # "solo la nonna, e Blu Media": a role word before "and" is an alternative too
+    out |= {m.group("word") for m in _BEFORE_A_JOIN.finditer(folded)}
     return out
+
+
+_BEFORE_A_JOIN = re.compile(
+    r"(?P<word>[a-z]+)\s*,?\s+(?:and|e|y|und|et|en|or|o|ou|oder|of|ed)\s+(?=\S)"
+)
 
 
 _SAID_WITH: tuple[tuple[str, Callable[[Match], bool]], ...] = (

@@ -77,8 +77,13 @@ class Window:
     end: time = time(0, 0)
     days: frozenset[int] = frozenset(range(7))
     dates: frozenset[MonthDay] | None = None
+    or_days: frozenset[int] = frozenset()
+    """Days on which the line holds all day besides its hours ("after 8pm and at the
+    weekend": the hours, or any time on Saturday and Sunday)."""
 
     def contains(self, moment: datetime) -> bool:
+        if moment.weekday() in self.or_days:
+            return True
         t = moment.time().replace(second=0, microsecond=0)
         if self.start == self.end:
             return self._on(moment)

@@ -7,9 +7,22 @@ import re
 from engine.triage.classifier import fold, words
 from engine.triage.language import function_words, identity_words, phrases
 from engine.triage.rules.kindwords import BEFORE_A_NAME, vocabulary
-from engine.triage.rules.vocab import DAY_ALIASES, MONTHS, SOURCE_WORDS, STOP, WORK_WORDS
+from engine.triage.rules.vocab import (
+    DAY_ALIASES,
+    MONTHS,
+    PARENT_WORDS,
+    SOURCE_WORDS,
+    STOP,
+    WORK_WORDS,
+    keyword_words,
+)
 
-VOCAB = {w for vocab in SOURCE_WORDS.values() for p in vocab for w in p.split()} | vocabulary()
+VOCAB = (
+    {w for vocab in SOURCE_WORDS.values() for p in vocab for w in p.split()}
+    | vocabulary()
+    | keyword_words()
+    | set(PARENT_WORDS)
+)
 """Every word of the source and kind vocabularies: such a word is never a name."""
 _CHANGES = frozenset(
     p

@@ -33,6 +33,7 @@ from engine.triage.rules.decision import (
 from engine.triage.rules.definitions import Definition, read_definition, with_definitions
 from engine.triage.rules.extract import JOIN_WORDS, parse_fragment
 from engine.triage.rules.match import Match
+from engine.triage.rules.negation import NEGATION
 from engine.triage.rules.sections import ALWAYS, CUSTOM, NEVER, Section
 from engine.triage.rules.windows import find_window
 
@@ -108,17 +109,39 @@ class RuleSet:
         return not self.rules
 
 
+_NEGATED_BEFORE = re.compile(rf"(?:^|\s)(?:{NEGATION}|niet|ne|n')\s*$")
+"""A negation right before a heading's "can wait" turns it round ("Lo que no puede
+esperar": what can't wait)."""
+
+
+def _first_keyword(low: str) -> Section | None:
+    """The heading's first keyword decides: "Always notify (never miss these)" is Always. A
+    negation before "can wait" turns it round ("Lo que no puede esperar", "Isso não pode
+    esperar"), and the negation is then no keyword of its own."""
+    said: list[tuple[int, int, Section]] = [
+        (m.start(), -len(m.group(0)), ALWAYS) for m in re.finditer(_ALWAYS_WORDS, low)
+    ]
+    turned: list[int] = []
+    for m in re.finditer(_NEVER_WORDS, low):
+        negated = None
+        if not _A_NEGATION.search(m.group(0)):
+            negated = _NEGATED_BEFORE.search(low[: m.start()])
+        said.append((m.start(), -len(m.group(0)), ALWAYS if negated else NEVER))
+        turned += [negated.start()] if negated else []
+    said = [s for s in said if not (s[2] == NEVER and any(abs(s[0] - t) <= 1 for t in turned))]
+    return min(said)[2] if said else None
+
+
+_A_NEGATION = re.compile(rf"\b(?:{NEGATION}|ne|niet|nooit|nichts|nada|rien|niente|niets)\b")
+
+
 def classify_heading(title: str) -> Section | None:
     """Which section a heading opens; None for the document's title."""
     low = re.sub(r"[^a-z' ]", " ", fold(title))
     low = " ".join(low.split())
-    # The heading's first keyword decides: "Always notify (never miss these)" is Always.
-    never = re.search(_NEVER_WORDS, low)
-    always = re.search(_ALWAYS_WORDS, low)
-    if never and not (always and always.start() < never.start()):
-        return NEVER
-    if always:
-        return ALWAYS
+    first = _first_keyword(low)
+    if first is not None:
+        return first
     if re.search(_NOTIFY_WORDS, low) and not re.search(_TITLE_WORDS, low):
         return ALWAYS
     titled = bool(re.search(_TITLE_WORDS, low))
@@ -226,6 +249,22 @@ def _restates_otherwise(
     if own not in (None, NEVER) and not (after_a_window and own == ALWAYS):
         return False
     return not _names_what_else(sentence)
+
+
+_WHATEVER = re.compile(rf"(?<![\w'-])(?:{alternation(phrases('words.whatever'))})(?![\w'-])")
+
+
+def _any_channel(sentence: str, before: str) -> bool:
+    """ "Anything from Deklan. Email or WhatsApp, doesn't matter": after a decision that
+    names no channel, channels and a word for "whichever" say it holds on each of them: no
+    rule of its own (not a Never on every mail)."""
+    low = fold(sentence)
+    if not _WHATEVER.search(low):
+        return False
+    said = parse_fragment(_WHATEVER.sub(" ", low))
+    if not said.sources or said.unread or said.read_part != Match(sources=said.sources):
+        return False
+    return not parse_fragment(before).sources
 
 
 def _every_channel(sentence: str, before: str) -> bool:
@@ -372,6 +411,9 @@ def _contrasted(sentence: str) -> list[str]:
     )
     if own and all(h and line_section(h) is not None for h in halves):
         return halves  # "X matter only when …; the routine ones I can live without."
+    answered = _answered_apart(sentence)
+    if answered is not None:
+        return answered
     parts = CONTRAST.split(sentence)
     if len(parts) < 2:
         return [sentence]
@@ -388,6 +430,33 @@ def _contrasted(sentence: str) -> list[str]:
     if all(line_section(p) is not None for p in cleaned):
         return cleaned
     return [sentence]
+
+
+_LABELLED = re.compile(r"^(?P<label>[^:]{1,40}?)\s*:\s*(?P<body>\S.*)$")
+_ENDS_YES = re.compile(rf"(?:{phrase_pattern('answers.notify')})[\s.!]*$")
+_ENDS_NO = re.compile(rf"(?:{phrase_pattern('answers.never')})[\s.!]*$")
+
+
+def _answered_apart(sentence: str) -> list[str] | None:
+    """ "Flights: gate changes from Air Canada yes, the check-in reminders no": items
+    each answered, some yes and some no, are as many rules, each with the label."""
+    m = _LABELLED.match(sentence)
+    label, body = (m.group("label"), m.group("body")) if m else ("", sentence)
+    items = [i.strip() for i in re.split(r"\s*[,;]\s+", body) if i.strip()]
+    if len(items) < 2:
+        return None
+    yes = [bool(_ENDS_YES.search(fold(i))) for i in items]
+    no = [bool(_ENDS_NO.search(fold(i))) for i in items]
+    if not all(y or n for y, n in zip(yes, no, strict=True)) or all(yes) or all(no):
+        return None
+    if all(line_section(i) is not None for i in items):
+        return None  # "Newsletters can wait, but … is important": each a sentence already
+    answered = [_ANSWER_LAST.sub(r": \g<answer>", i) for i in items]
+    return [f"{label} — {i}" if label else i for i in answered]
+
+
+_ANSWER_LAST = re.compile(r"\s*[:,—–-]?\s+(?P<answer>\w+)(?P<end>[\s.!]*)$")
+"""The answer that ends an item ("Terminänderungen ja"), said after a colon."""
 
 
 _REASON_AFTER = re.compile(
@@ -530,6 +599,14 @@ def decided_sentences(
             talk.append(part)  # "…, que está roto y necesito saber cuándo lo arreglan"
         elif decided and decided[-1][0] == NEVER and _every_channel(part, decided[-1][1]):
             talk.append(part)  # "… gar nichts mehr angezeigt bekommen. Weder Mails noch WhatsApp."
+        elif i and _any_channel(part, parts[i - 1]):
+            # "Anything from Deklan. Email or WhatsApp, doesn't matter": one more word of it
+            if decided and decided[-1][1].endswith(parts[i - 1]):
+                decided[-1] = (decided[-1][0], f"{decided[-1][1]} {part}")
+            elif talk and talk[-1].endswith(parts[i - 1]):
+                talk[-1] = f"{talk[-1]} {part}"
+            else:
+                talk.append(part)
         elif own is not None:
             decided.append((own, part))
         elif decided and not prose:  # in a paragraph each sentence stands alone

@@ -3,6 +3,8 @@ condition, in English, Spanish, German, French, Portuguese and Italian (folded).
 
 from __future__ import annotations
 
+import re
+
 from engine.clock import DAY_NAMES
 from engine.triage.language import numbers, weekdays
 
@@ -23,6 +25,24 @@ MONTHS = {
     "november",
     "december",
 }
+
+REMINDERS = (
+    r"\b(reminders?|recordatorios?|erinnerungen?|rappels?|lembretes?|promemoria|herinneringen?)\b"
+)
+INVITATIONS = (
+    r"\b((?:new )?(?:calendar )?(?:invitations?|invites?)|new (calendar )?events?|new meetings?|"
+    r"invitaciones|"
+    r"einladungen|convites?|inviti|(?:agenda-?)?uitnodigingen)\b"
+)
+"""Calendar reminders and invitations, as a line names them ("Herinneringen → nee")."""
+
+
+def keyword_words() -> set[str]:
+    """The single words ``REMINDERS`` and ``INVITATIONS`` take: never a name."""
+    forms = {w + end for p in (REMINDERS, INVITATIONS) for w in re.findall(r"[a-z]{3,}", p)
+             for end in ("", "s", "en", "n", "es")}  # fmt: skip
+    return {f for f in forms if re.fullmatch(REMINDERS, f) or re.fullmatch(INVITATIONS, f)}
+
 
 SOURCE_WORDS = {
     "email": (
@@ -110,6 +130,10 @@ SOURCE_WORDS = {
         "appuntamento",
         "appuntamenti",
         "eventi",
+        "afspraak",
+        "afspraken",
+        "vergadering",
+        "vergaderingen",
     ),
 }
 
@@ -502,6 +526,9 @@ FAMILY_ROLES = {
     "father": ("dad", "father", "padre", "papa", "vater", "vati", "pere", "pai", "papai"),
 }  # fmt: skip
 """Words for a parent, who is usually saved in the phone by such a word, not by name."""
+
+PARENT_WORDS = ("parents", "padres", "papas", "eltern", "pais", "genitori", "ouders")
+"""Words for both parents ("my parents", "os meus pais"): the mother or the father."""
 
 FAMILY_NAMES = {
     "mother": ("Mum", "Mom", "Mummy", "Mommy", "Mother", "Mama", "Mamá", "Mami", "Madre",

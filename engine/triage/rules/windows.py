@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import time
 from functools import cache
@@ -16,6 +17,7 @@ from engine.triage.language import day_abbreviations, function_words, phrase_pat
 from engine.triage.rules.dates import find_dates
 from engine.triage.rules.extract import QUOTED
 from engine.triage.rules.match import Window
+from engine.triage.rules.negation import NEGATION
 from engine.triage.rules.vocab import DAY_ALIASES
 
 
@@ -68,7 +70,8 @@ WEEKEND = re.compile(
 WEEKDAYS = re.compile(
     r"\b(?:on\s+)?(?:weekdays|work ?days|working days|dias laborables|entre semana|werktags|"
     r"wochentags|en semaine|jours ouvres|dias uteis|dia util|giorni feriali|doordeweeks|"
-    r"op werkdagen)\b",
+    r"op werkdagen|unter der woche|during the week|in de week|durante la semana|"
+    r"durante a semana|in settimana|durante la settimana)\b",
     re.I,
 )
 
@@ -113,6 +116,17 @@ _TIME_OF_DAY = re.compile(
 abends"): an hour of the afternoon, evening or night is past noon."""
 _LATE = ("noche", "tarde", "noite", "sera", "pomeriggio", "soir", "apres", "abend", "nachmit",
          "avond", "middag", "evening", "afternoon")  # fmt: skip
+
+
+_A_PART_OF_DAY = re.compile(rf"(?<![\w'])(?:{_PARTS_OF_DAY})\b", re.I)
+
+
+def _late_part(text: str) -> re.Match[str] | None:
+    """The evening said apart from the hour it sets ("'s avonds na tienen")."""
+    for m in _A_PART_OF_DAY.finditer(fold_keep(text)):
+        if any(w in fold(m.group(0)) for w in _LATE):
+            return m
+    return None
 
 
 def _said_with_part_of_day(text: str) -> str:
@@ -196,37 +210,197 @@ def _said_plainly(text: str) -> str:
     ("from ten at night to six in the morning", "de 8 h 30 à 17 h")."""
     text = _MIDNIGHT.sub("0:00", text) if _MIDNIGHT.search(fold_keep(text)) else text
     text = _SPACED_MINUTES.sub(r"\1:\2", text)
-    if _PART_OF_DAY.search(fold_keep(text)):
-        text = _hour_in_words().sub(_hour_in_digits, text)
+    text = _substituted(text, _half_hours(), lambda m: _half_hour_forms()[fold(m.group(0))])
+    text = _substituted(text, _DIGITS_AND_A_HALF(), lambda m: f"{m.group(1)}:30")
+    told_when = bool(_PART_OF_DAY.search(fold_keep(text)) or NIGHT.search(fold_keep(text)))
+    text = _substituted(text, _hour_in_words(), lambda m: _hour_in_digits(m, told_when))
+    text = _substituted(text, _hour_range_in_words(), _range_in_digits)
     return _said_with_part_of_day(text) if _TIME_OF_DAY.search(fold_keep(text)) else text
+
+
+def _substituted(text: str, pattern: re.Pattern[str], by: Callable[[re.Match[str]], str]) -> str:
+    """``pattern`` (written for text without accents) replaced in the text as written."""
+    out, last = [], 0
+    for m in pattern.finditer(fold_keep(text)):  # the same length as ``text``
+        out += [text[last : m.start()], by(m)]
+        last = m.end()
+    return "".join(out) + text[last:]
 
 
 _SPACED_MINUTES = re.compile(r"\b(\d{1,2})\s*h\s+(\d{2})\b", re.I)
 """“8 h 30”: an hour and its minutes, as French writes them."""
-_PART_OF_DAY = re.compile(rf"\b(?:{_PARTS_OF_DAY}|o'?clock|[ap]\.?m\b|uhr|heures)", re.I)
+_PART_OF_DAY = re.compile(rf"(?<![\w'])(?:{_PARTS_OF_DAY}|o'?clock|[ap]\.?m\b|uhr|heures)", re.I)
 
 
 @cache
 def _hour_words() -> dict[str, int]:
-    from engine.triage.language import numbers
+    """Hours said in words ("eight", "acht", "huit"), with the endings a language adds to
+    them ("na tienen"); not "one", which says too much else."""
+    from engine.triage.language import LANGUAGES, language
 
-    return {w: n for w, n in numbers().items() if 1 <= n <= 12 and len(w) >= 3 and " " not in w}
+    out: dict[str, int] = {}
+    for code in LANGUAGES:
+        data = language(code)
+        said = {w: n for w, n in data.numbers.items() if 2 <= n <= 12 and " " not in w}
+        out.update(said)
+        for ending in data.phrases["windows.hour_endings"]:
+            out.update({w + ending: n for w, n in said.items()})
+    return {w: n for w, n in out.items() if len(w) >= 3}
+
+
+@cache
+def _half_hour_forms() -> dict[str, str]:
+    """Half hours said in words, as each language says them: "half negen" and "halb neun"
+    are 8:30, "half eight" and "ocho y media" are 8:30 too."""
+    from engine.triage.language import LANGUAGES, language
+
+    out: dict[str, str] = {}
+    for code in LANGUAGES:
+        data = language(code)
+        said = {w: n for w, n in data.numbers.items() if 1 <= n <= 12 and " " not in w}
+        for w, n in said.items():
+            for half in data.phrases["windows.half_before"]:
+                out[f"{half} {w}"] = f"{(n - 1) or 12}:30"
+            for half in data.phrases["windows.half_after"]:
+                out[f"{half} {w}"] = f"{n}:30"
+            for half in data.phrases["windows.and_a_half"]:
+                out[f"{w} {half}"] = f"{n}:30"
+    return out
+
+
+@cache
+def _half_hours() -> re.Pattern[str]:
+    from engine.triage.language import alternation
+
+    return re.compile(rf"(?<![\w'-])(?:{alternation(_half_hour_forms())})(?![\w'-])", re.I)
+
+
+@cache
+def _DIGITS_AND_A_HALF() -> re.Pattern[str]:
+    """ "8 y media", "8 heures et demie": an hour in digits and a half."""
+    from engine.triage.language import phrase_pattern
+
+    return re.compile(rf"\b(\d{{1,2}})\s*(?:{phrase_pattern('windows.and_a_half')})", re.I)
+
+
+_SAID_BY = (
+    r"from|to|until|till|after|before|between|and|at|von|bis|ab|nach|vor|um|de|a|hasta|desde|"
+    r"entre|las|dalle|alle|tra|le|das|as|ate|tot|van|tussen|om|na|vanaf|apres|dopo|depois|"
+    r"zwischen|du|et|e|en|und|y"
+)
+_CLOCK_ARTICLES = frozenset({"las", "as", "alle", "le", "om", "um", "at"})
+"""Words an hour follows that say it is one ("a partir de las once", "om acht uur")."""
+_HOUR_AFTER = (
+    r"(?=\s*(?:$|[.,;:!?)—–-]|(?:uhr|uur|heures?|horas?|ore|o'?clock|h)\b|"
+    r"(?:[a-z']+)(?![\w'])))"
+)
 
 
 @cache
 def _hour_in_words() -> re.Pattern[str]:
     """An hour said in words after a word that says when ("to six in the morning")."""
     said = "|".join(sorted(map(re.escape, _hour_words()), key=len, reverse=True))
-    return re.compile(
-        r"\b(from|to|until|till|after|before|between|and|at|von|bis|ab|nach|vor|um|de|a|"
-        r"hasta|desde|entre|las|dalle|alle|tra|le|das|as|ate|tot|van|tussen|om)\s+"
-        rf"({said})\b",
-        re.I,
+    return re.compile(rf"\b({_SAID_BY})\s+({said})\b{_HOUR_AFTER}", re.I)
+
+
+def _an_hour_here(m: re.Match[str]) -> bool:
+    """The word after an hour said in words is one an hour may be followed by: the end, a
+    clock word, a part of the day, a word of no content ("after eight only …") — not a
+    thing counted ("de las tres empresas", "after two weeks")."""
+    after = fold_keep(m.string[m.end() :]).lower().lstrip()
+    word = re.match(r"[a-z']+", after)
+    if word is None:
+        return True
+    w = word.group(0).strip("'")
+    return w in function_words() or w in _CLOCK_WORDS or bool(_PART_OF_DAY.match(after))
+
+
+def _hour_in_digits(m: re.Match[str], told_when: bool) -> str:
+    """The hour in digits when the line says it is an hour: said with a part of the day or
+    the night, after a clock article, or as one end of a range of hours."""
+    by, word = m.group(1), m.group(2)
+    if not _an_hour_here(m):
+        return m.group(0)
+    if told_when or by.lower() in _CLOCK_ARTICLES or _hour_range_follows(m):
+        return f"{by} {_hour_words()[fold_keep(word).lower()]}"
+    return m.group(0)
+
+
+_RANGE_JOINERS = r"(?:and|to|until|till|y|a|as|und|bis|et|e|alle|en|tot|-|–)"
+
+
+def _hour_range_follows(m: re.Match[str]) -> bool:
+    said = "|".join(sorted(map(re.escape, _hour_words()), key=len, reverse=True))
+    return bool(
+        re.match(rf"\s*{_RANGE_JOINERS}\s+(?:\d{{1,2}}\b|(?:{said})\b)", m.string[m.end() :], re.I)
     )
 
 
-def _hour_in_digits(m: re.Match[str]) -> str:
-    return f"{m.group(1)} {_hour_words()[fold_keep(m.group(2)).lower()]}"
+@cache
+def _hour_range_in_words() -> re.Pattern[str]:
+    """Two hours with a range between them, one of them in words ("nine till 5:30",
+    "8 bis sechs")."""
+    said = "|".join(sorted(map(re.escape, _hour_words()), key=len, reverse=True))
+    hour = rf"(?:\d{{1,2}}(?::\d{{2}})?|{said})"
+    return re.compile(rf"\b({hour})(\s*{_RANGE_JOINERS}\s*)({hour})\b{_HOUR_AFTER}", re.I)
+
+
+def _range_in_digits(m: re.Match[str]) -> str:
+    first, joiner, second = m.group(1), m.group(2), m.group(3)
+    if (first[0].isdigit() and second[0].isdigit()) or not _an_hour_here(m):
+        return m.group(0)
+    words = _hour_words()
+    return "".join(
+        (
+            str(words[fold_keep(first).lower()]) if not first[0].isdigit() else first,
+            joiner,
+            str(words[fold_keep(second).lower()]) if not second[0].isdigit() else second,
+        )
+    )
+
+
+_JOINED = re.compile(r"\b(?:and|or|en|of|e|ou|y|o|und|oder|et)\s+(?:[a-z]{1,3}\s+){0,2}$", re.I)
+"""What joins the weekend to hours as one more time the line holds ("after 8pm and at the
+weekend", "na half zeven en in het weekend", "nach 20 Uhr und am Wochenende")."""
+
+
+_DAY_PREPOSITIONS = (
+    r"(?:on|every|el|los|cada|am|jeden|le|les|du|chaque|no|nos|do|ao|aos|il|la|del|ogni|op|al)"
+)
+
+
+def _named_day() -> re.Pattern[str]:
+    day = rf"(?:{'|'.join(DAY_ALIASES)})"
+    return re.compile(rf"\b(?:{_DAY_PREPOSITIONS}\s+)?(?P<day>{day})s?\b", re.I)
+
+
+def _days_besides(text: str) -> tuple[str, frozenset[int] | None]:
+    """The weekend or a day joined to the hours before it by "and" ("after 8pm and at the
+    weekend", "Dopo le 20 e la domenica"), taken out with its "and": the days on which
+    the line holds all day besides those hours."""
+    plain = fold_keep(text)
+    said = WEEKEND.search(plain)
+    days = frozenset({5, 6})
+    if said is None:
+        said = _named_day().search(plain)
+        if said is None:
+            return text, None
+        days = frozenset({DAY_ALIASES[said.group("day").lower()]})
+    joined = _JOINED.search(plain[: said.start()])
+    if joined is None or not _says_hours(text[: joined.start()]):
+        return text, None
+    return text[: joined.start()] + " " + text[said.end() :], days
+
+
+_BUT_NOT = rf"\b(?:but|maar|aber|mais|pero|mas|ma)\s+(?:{NEGATION}|niet|nooit)"
+"""A window said after "but not" ("ja, maar niet tussen 22:00 en 7:00"): the line holds
+at the other times. A bare "not" may be the line's decision ("Anna: never after 10pm")."""
+_BUT_NOT_BEFORE = re.compile(rf"{_BUT_NOT}\s*$", re.I)
+
+
+def _says_hours(text: str) -> bool:
+    plain = fold_keep(text)
+    return any(p.search(plain) for p in (WINDOW, AFTER, BEFORE, NIGHT))
 
 
 def _days(text: str) -> tuple[str, frozenset[int] | None]:
@@ -242,11 +416,15 @@ def _days(text: str) -> tuple[str, frozenset[int] | None]:
         return text, days
     unquoted = QUOTED.sub(" ", text)
     day = rf"(?:{'|'.join(DAY_ALIASES)})"
-    prep = r"(?:on|every|el|los|cada|am|jeden|le|les|du|chaque|no|nos|do|il|del|ogni)"
+    prep = _DAY_PREPOSITIONS
     named = re.findall(rf"\b{prep}\s+({day})s?\b|\b({day})s\b", fold(unquoted))
     if named and not re.search(r"\b(start|starts|starting)\b", text, re.I):
         days = frozenset(DAY_ALIASES[(a or b).lower()] for a, b in named)
-        text, _ = _cut(text, re.compile(rf"\b{prep}\s+{day}s?\b|\b{day}s\b", re.I))
+        said = rf"\b{prep}\s+{day}s?\b|\b{day}s\b"
+        text, negated = _cut(text, re.compile(rf"{_BUT_NOT}\s+(?:{said})", re.I))
+        if negated:  # "ja, maar niet op zondag": the other days
+            days = frozenset(range(7)) - days
+        text, _ = _cut(text, re.compile(said, re.I))
     return text, days
 
 
@@ -298,11 +476,34 @@ def _find_window(text: str) -> tuple[str, Window | None]:
     return text, replace(window or Window(), dates=dates)
 
 
+def _after(text: str, m: re.Match[str]) -> tuple[str, time, time]:
+    """ "after 9pm", "por la noche, a partir de las 11", "'s avonds na tienen", "Après 22 h
+    et avant 6 h": from the hour said until the morning, or until the hour said before."""
+    start, end = rule_clock_time(*m.group(1, 2, 3)), time(0, 0)
+    text = text[: m.start()] + " " + text[m.end() :]
+    text, night = _cut(text, NIGHT)
+    if night:  # "por la noche, a partir de las 11": from 23:00 until the morning
+        said = (m.group(3) or "").lower()
+        if start.hour < 12 and not said.startswith(("a", "p")):
+            start = time(start.hour + 12, start.minute)
+        end = NIGHT_END
+    elif start.hour < 12 and not m.group(3) and (late := _late_part(text)) is not None:
+        start, end = time(start.hour + 12, start.minute), NIGHT_END  # "'s avonds na tienen"
+        text = text[: late.start()] + " " + text[late.end() :]
+    elif start.hour >= EVENING:
+        end = NIGHT_END  # "after 9pm": through the night, not until midnight only
+    if (until := BEFORE.search(fold_keep(text))) is not None:
+        end = rule_clock_time(*until.group(1, 2, 3))  # "Après 22 h et avant 6 h"
+        text = text[: until.start()] + " " + text[until.end() :]
+    return text, start, end
+
+
 def _find_hours(text: str) -> tuple[str, Window | None]:
     text, working = _working_hours(_said_plainly(text))
     if working is not None:
         return text, working
-    text, days = _days(text)
+    said, besides = _days_besides(text)
+    text, days = _days(said)
     text = re.sub(r"\(\s*(?:and|,|\s)*\)", " ", text)
     start = end = None
     plain = fold_keep(text)
@@ -311,23 +512,14 @@ def _find_hours(text: str) -> tuple[str, Window | None]:
         start, end = rule_clock_time(*groups[:3]), rule_clock_time(*groups[3:])
         if not (groups[2] or groups[5]) and end < start <= time(12, 0):
             start, end = _bare_hours(start, end)  # "9 to 5" is the working day
-        text = text[: m.start()] + " " + text[m.end() :]
+        cut = m.start()
+        if (but_not := _BUT_NOT_BEFORE.search(plain[: m.start()])) is not None:
+            start, end, cut = end, start, but_not.start()  # the other hours
+        text = text[:cut] + " " + text[m.end() :]
         if end < start or start.hour < 6:
             text, _ = _cut(text, NIGHT)  # "at night, from 23 to 7": the hours say which
     elif (m := AFTER.search(plain)) and not re.search(r"\bstart", plain[: m.start()], re.I):
-        start, end = rule_clock_time(*m.group(1, 2, 3)), time(0, 0)
-        text = text[: m.start()] + " " + text[m.end() :]
-        text, night = _cut(text, NIGHT)
-        if night:  # "por la noche, a partir de las 11": from 23:00 until the morning
-            said = (m.group(3) or "").lower()
-            if start.hour < 12 and not said.startswith(("a", "p")):
-                start = time(start.hour + 12, start.minute)
-            end = NIGHT_END
-        elif start.hour >= EVENING:
-            end = NIGHT_END  # "after 9pm": through the night, not until midnight only
-        if (until := BEFORE.search(fold_keep(text))) is not None:
-            end = rule_clock_time(*until.group(1, 2, 3))  # "Après 22 h et avant 6 h"
-            text = text[: until.start()] + " " + text[until.end() :]
+        text, start, end = _after(text, m)
     elif (m := BEFORE.search(plain)) and not re.search(r"\bstart", plain[: m.start()], re.I):
         start, end = time(0, 0), rule_clock_time(*m.group(1, 2, 3))
         text = text[: m.start()] + " " + text[m.end() :]
@@ -340,4 +532,6 @@ def _find_hours(text: str) -> tuple[str, Window | None]:
         return text, Window(days=days or frozenset(range(7)))
     if start == end:
         end = time((start.hour + 23) % 24, 59)
+    if besides:  # the hours (on the days said with them), or those days all day
+        return text, Window(start, end, days or frozenset(range(7)), or_days=besides)
     return text, Window(start, end, days if days is not None else frozenset(range(7)))
