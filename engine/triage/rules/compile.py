@@ -41,13 +41,14 @@ from engine.triage.classifier.text import fold_with_map
 from engine.triage.language import (
     DATA_KINDS,
     PHRASE_KEYS,
+    alternation,
     function_words,
     identity_words,
     phrase_pattern,
     phrases,
 )
 from engine.triage.rules.clauses import Parts, sentences, take_apart
-from engine.triage.rules.decision import ONLY_IF, Decision, read_decision
+from engine.triage.rules.decision import ONLY_IF, RESTRICTIVE, Decision, read_decision
 from engine.triage.rules.extract import (
     BRAND,
     JOIN_WORDS,
@@ -302,6 +303,23 @@ _RESTATED_DEFAULT = re.compile(
     r"[^;.]*\b(?:skip|ignore|ignored|drop|mute|don'?t|not needed|no need)\b[^;.]*",
     re.I,
 )
+
+
+_OTHERWISE_NOT = re.compile(
+    rf"[;,.]\s*(?:{alternation(phrases('clauses.otherwise'))})\s*,?\s*"
+    rf"(?:(?:{alternation(phrases('clauses.courtesies'))})\s+)?"
+    rf"(?:{alternation(phrases('answers.never'))}|{NEGATION}|niet)[\s.!]*$"
+)
+
+
+def _otherwise_not_restated(text: str) -> str:
+    """ "… nur Mo–Fr zwischen 8 und 17 Uhr, danach bitte Ruhe", "…, sonst nicht": after a
+    line that notifies only something, "otherwise not" says what "only" already says."""
+    folded, where = fold_with_map(text)
+    m = _OTHERWISE_NOT.search(folded)
+    if m is None or not re.search(RESTRICTIVE, folded[: m.start()]):
+        return text
+    return text[: where[m.start()]].rstrip() if m.start() else text
 
 
 NAMED_ROLES = re.compile(
@@ -848,6 +866,7 @@ def _compile_rule(rule: Rule) -> CompiledRule:
     # "...; other group messages are fine to skip" restates what not matching means
     said = rule.read_text
     text = _RESTATED_DEFAULT.sub("", said).strip() or said
+    text = _otherwise_not_restated(text)
     text = _COMPOUND.sub(_compound_apart, text)
     body, decision = read_decision(text)
     if decision is not None and decision.conditional:

@@ -952,7 +952,7 @@ def _examples_after_a_dash(text: str) -> tuple[str, Decision] | None:
     decision of its own."""
     m = _DASHED_LIST.search(text)
     if m is None:
-        return None
+        return _examples_and_whatever(text)
     items = [i.strip() for i in m.group("list").split(",")]
     if len(items) < 3 or any(not i or len(i.split()) > 3 for i in items):
         return None
@@ -960,6 +960,30 @@ def _examples_after_a_dash(text: str) -> tuple[str, Decision] | None:
     if decision is None:
         return None
     named = [i for i in items if not _WHATEVER.match(fold_with_map(i)[0])]
+    return (f"{body} ({', '.join(named)})" if named else body), decision
+
+
+_LISTED_LAST = re.compile(
+    rf",\s+(?P<list>[^.;:()—–]+?,\s*(?:{alternation(phrases('words.whatever'))}))[\s.!…]*$"
+)
+
+
+def _examples_and_whatever(text: str) -> tuple[str, Decision] | None:
+    """ "alle Paketbenachrichtigungen anzeigen, DHL, Hermes, egal": names after a comma that
+    end on a word for "whatever", after a line that states its decision, are examples of
+    what it is about; the "egal" is no "no" of its own."""
+    folded, where = fold_with_map(text)
+    m = _LISTED_LAST.search(folded)
+    if m is None:
+        return None
+    items = [i.strip() for i in m.group("list").split(",")]
+    if len(items) < 2 or any(not i or len(i.split()) > 3 for i in items):
+        return None
+    body, decision = read_decision(text[: where[m.start()]].rstrip())
+    if decision is None:
+        return None
+    listed = text[where[m.start("list")] : where[m.end("list") - 1] + 1].split(",")
+    named = [i.strip() for i in listed if not _WHATEVER.match(fold_with_map(i.strip())[0])]
     return (f"{body} ({', '.join(named)})" if named else body), decision
 
 

@@ -750,6 +750,7 @@ def group_or_direct(low: str) -> Extracted:
 
 MENTION = (
     r"\bmentions? me\b|\bmentioned\b|\bmentioning me\b|@[- ]?mention|\btags? me\b|\btagged\b|"
+    r"@'?s me\b|"
     r"@me\b|\bme mencion\w*|\bmencion\w*|\berwahnt\w*|\bme mentionne\w*|\bmentionne\w*|"
     r"\bme marc\w*|\bmarqu\w*|\bmi menzion\w*|\bmenziona\w*|\bmi tagga\w*|"
     r"\b(?:me|mij) noem\w*|\bnoemt\b|\bgenoemd\b|\b(?:me|mij) tag\w*|\bgetagd\b|"

@@ -384,7 +384,7 @@ KIND_WORDS: list[KindWord] = [
         r"paquetes?",
         r"seguimiento",
         r"lieferungen?",
-        r"(?:paket|versand|lieferungs?|zustell)benachrichtigung(?:en)?",
+        r"(?:paket|versand|lieferungs?|liefer|zustell|sendungs)benachrichtigung(?:en)?",
         r"paket\w*",
         r"versand-?",
         r"zustell(?:ung|benachrichtigungen?)",

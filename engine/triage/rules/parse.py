@@ -267,6 +267,19 @@ def _any_channel(sentence: str, before: str) -> bool:
     return not parse_fragment(before).sources
 
 
+def _names_and_whatever(sentence: str) -> str | None:
+    """ "Correios, Mercado Livre, Amazon, tanto faz": a sentence of names that ends on a word
+    for "whatever" gives examples of the sentence before; the names, or None."""
+    folded, where = fold_with_map(sentence)
+    m = re.search(rf",\s*(?:{_WHATEVER.pattern})[\s.!…]*$", folded)
+    if m is None:
+        return None
+    items = [i.strip() for i in sentence[: where[m.start()]].split(",")]
+    if len(items) < 2 or any(not i or len(i.split()) > 3 or not i[0].isupper() for i in items):
+        return None
+    return ", ".join(items)
+
+
 def _every_channel(sentence: str, before: str) -> bool:
     """ "… möchte ich gar nichts mehr angezeigt bekommen. Weder Mails noch WhatsApp.": after a
     Never that names no channel, a sentence that names channels and nothing else says that
@@ -557,6 +570,29 @@ def _only_talk(clause: str) -> bool:
     return not (found.has_identity() or found.named_kinds() or found.topics or found.anything)
 
 
+def _more_of_the_last(part: str, before: str) -> str | None:
+    """What a sentence adds to the one before it, when it is no rule of its own: names that
+    end on "whatever" are its examples ("… entregue. Correios, Mercado Livre, tanto faz"),
+    channels with "doesn't matter" say it holds on each ("Anything from Deklan. Email or
+    WhatsApp, doesn't matter")."""
+    listed = _names_and_whatever(part)
+    if listed is not None:
+        return f" ({listed})"
+    return f" {part}" if _any_channel(part, before) else None
+
+
+def _add_to_last(
+    talk: list[str], decided: list[tuple[Section, str]], before: str, more: str
+) -> None:
+    if decided and decided[-1][1].endswith(before):
+        said = decided[-1][1]
+        decided[-1] = (decided[-1][0], said.rstrip(".!") + more if more[1] == "(" else said + more)
+    elif talk and talk[-1].endswith(before):
+        talk[-1] = talk[-1].rstrip(".!") + more if more[1] == "(" else talk[-1] + more
+    else:
+        talk.append(more.strip(" ()"))
+
+
 def decided_sentences(
     text: str, *, prose: bool = False
 ) -> tuple[list[str], list[tuple[Section, str]], dict[str, str]] | None:
@@ -599,14 +635,8 @@ def decided_sentences(
             talk.append(part)  # "…, que está roto y necesito saber cuándo lo arreglan"
         elif decided and decided[-1][0] == NEVER and _every_channel(part, decided[-1][1]):
             talk.append(part)  # "… gar nichts mehr angezeigt bekommen. Weder Mails noch WhatsApp."
-        elif i and _any_channel(part, parts[i - 1]):
-            # "Anything from Deklan. Email or WhatsApp, doesn't matter": one more word of it
-            if decided and decided[-1][1].endswith(parts[i - 1]):
-                decided[-1] = (decided[-1][0], f"{decided[-1][1]} {part}")
-            elif talk and talk[-1].endswith(parts[i - 1]):
-                talk[-1] = f"{talk[-1]} {part}"
-            else:
-                talk.append(part)
+        elif i and (more := _more_of_the_last(part, parts[i - 1])) is not None:
+            _add_to_last(talk, decided, parts[i - 1], more)
         elif own is not None:
             decided.append((own, part))
         elif decided and not prose:  # in a paragraph each sentence stands alone
