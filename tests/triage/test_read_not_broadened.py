@@ -124,3 +124,29 @@ def test_a_title_with_a_dot_is_no_domain() -> None:
     rule = compile_rules_text("## Always notify\n- la Sig.ra Ruffini\n")[0]
     assert rule.understood
     assert not rule.scope.domains
+
+
+def test_a_generic_label_with_no_and_an_exception_is_everything_but_it() -> None:
+    """ "Meldingen: nee — behalve facturen": all of them, except invoices (not a Never on
+    the invoices themselves)."""
+    rule = compile_rules_text("## Custom rules\n- Meldingen: nee — behalve facturen\n")[0]
+    assert rule.rule.section == "never"
+    assert rule.scope.anything
+    assert rule.exception_notifies
+    assert explain_rule(rule).reading.startswith("Never notify: anything — except receipts")
+
+
+def test_the_label_s_aside_is_what_it_is_about() -> None:
+    rule = compile_rules_text(
+        "## Custom rules\n- Meldingen (automatische mails): nee — behalve facturen\n"
+    )[0]
+    assert rule.understood
+    assert explain_rule(rule).reading.startswith("Never notify: emails from an automated sender")
+
+
+def test_a_bare_yes_under_never_says_the_line_belongs_there() -> None:
+    read = _readings(
+        "## Never notify\n- Promotions and sales — yes, even from Hollis Hardware\n"
+        "## Always notify\n- Odile: yes\n"
+    )
+    assert [s for s, _, _ in read] == ["never", "always"]

@@ -804,7 +804,21 @@ def read_decision(text: str) -> tuple[str, Decision | None]:
         body, decision = body[fold_with_map(body)[1][missed.end() - 1] + 1 :], Decision(ALWAYS)
     if decision.section == CUSTOM:
         return body, decision  # "Only tell me about …": the custom reader reads its own words
-    return _without_telling_inside(body.strip(" ,;:")), decision
+    return _without_telling_inside(_subject_said(body)), decision
+
+
+_ONLY_AN_ASIDE = re.compile(r"^\s*\((?P<aside>[^()]+)\)\s*(?=;|$)")
+
+
+def _subject_said(body: str) -> str:
+    """What a line is about, its label's generic word gone ("Meldingen: nee — behalve …"):
+    an aside that was the label's meaning is the subject ("Meldingen (automatische mails)"),
+    and nothing before the exception is everything ("…; if facturen, tell me")."""
+    body = _ONLY_AN_ASIDE.sub(lambda m: m.group("aside"), body)
+    said = body.strip(" ,:")
+    if said.startswith(";"):
+        return f"anything{said}"
+    return said.strip(" ,;:")
 
 
 _OTHERWISE_LAST = re.compile(
@@ -1092,6 +1106,8 @@ def _strip_lead(text: str, end: int) -> str:
     m = _LEAD.match(folded)
     if m and m.end() < len(folded):
         rest = rest[where[m.end()] :]
+    if rest.strip(" ,.:").startswith(";"):  # "Meldingen: nee — behalve facturen": all of them
+        return "anything" + rest.strip(" ,.:")
     return rest.strip(" ,.;:")
 
 

@@ -217,6 +217,8 @@ def parse_rules(text: str, *, said_in_chat: bool = False) -> RuleSet:
             continue
         if bullet:
             own = line_section(rule)
+            if section == NEVER and own == ALWAYS and _YES_SAID.search(fold(rule)):
+                own = NEVER  # "Promotions and sales — yes, …" under Never: yes, never these
             rules.append(Rule(own or section or CUSTOM, rule, number))
             continue
         own = line_section(plain)
@@ -229,6 +231,14 @@ def parse_rules(text: str, *, said_in_chat: bool = False) -> RuleSet:
         else:
             between.append((number, plain))
     return _defined(RuleSet(rules, skipped, notes), between)
+
+
+_YES_SAID = re.compile(
+    r"(?:[:—–-]|^)\s*(?:"
+    + "|".join(re.escape(p) for p in phrases("answers.notify") if len(p) <= 4 and p.isalpha())
+    + r")(?![\w'-])"
+)
+"""A bare "yes" said as a line's answer: under a heading, it says the line belongs there."""
 
 
 _AFTER_THAT = re.compile(
