@@ -138,3 +138,29 @@ def test_nothing_after_a_window_is_never() -> None:
     never = rules[1]
     assert never.window is not None and never.window.dates == frozenset({(12, 25), (12, 26)})
     assert never.scope.anything
+
+
+@pytest.mark.parametrize(
+    "line", ["Nothing from 8pm to 7am, except Anselm", "Von 20 bis 7 Uhr gar nichts, außer Anselm"]
+)
+def test_nothing_in_a_window_except_someone_notifies_only_them(line: str) -> None:
+    """In a custom section too: at night only Anselm, not everyone but Anselm."""
+    rule = compile_rules_text(f"## Custom rules\n- {line}\n")[0]
+    assert rule.understood
+    assert rule.condition.names == ("Anselm",)
+    assert rule.negated.empty
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [("Am Wochenende Ruhe", "On weekends"), ("Nachts nein", "Between 22:00 and 07:00")],
+)
+def test_a_no_after_a_window_is_never(line: str, said: str) -> None:
+    rule = compile_rules_text(f"## Custom rules\n- {line}\n")[0]
+    assert rule.rule.section == "never"
+    assert explain_rule(rule).reading == f"{said}: never notify: anything"
+
+
+def test_a_need_nothing_ending_is_never() -> None:
+    rule = compile_rules_text("## Custom rules\n- Erinnerungen brauch ich keine.\n")[0]
+    assert (rule.rule.section, explain_rule(rule).reading) == ("never", "Never notify: reminders")

@@ -250,6 +250,9 @@ def _examples_said(clause: str) -> tuple[str, str]:
 _EXAMPLES = re.compile(rf"(?:,\s*|\s+)(?:{phrase_pattern('clauses.examples')})\s+(?=\S)")
 
 
+_SAYS_NOTHING = re.compile(phrase_pattern("words.nothing"))
+
+
 def _split_restrictive(text: str) -> tuple[str, str, bool] | None:
     """(scope, condition, condition_is_exclusion) for only/unless/except rules, in the six
     languages ("solo avísame de …", "nur wenn …", "sauf …")."""
@@ -281,8 +284,10 @@ def _split_restrictive(text: str) -> tuple[str, str, bool] | None:
         rest = body[m.end() :]
         if m.group("nothing") or re.search(rf"\b{_ONLY}\b", fold_keep(rest).lower()):
             return scope, rest, False  # "nothing except X", "… except after 10pm, when only X"
-        # "tell me about X except Y" drops Y; "ignore X except Y" keeps Y of X
-        return scope, rest, not _NEGATIVE.search(fold_keep(scope))
+        # "tell me about X except Y" drops Y; "ignore X except Y" and "nothing from 8pm to
+        # 7am, except Anna" keep Y of X
+        said_no = _NEGATIVE.search(fold_keep(scope)) or _SAYS_NOTHING.search(fold(scope))
+        return scope, rest, not said_no
     m = re.search(
         r"\b(?:unless|a menos que|a no ser que|es sei denn|sauf si|a moins que|a nao ser que|"
         r"salvo se|a meno che|tenzij)\b",

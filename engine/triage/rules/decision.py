@@ -1062,15 +1062,25 @@ def _window_takes(spans: list[re.Match[str]], n: int) -> bool:
     return bool(last) and last[0] not in left
 
 
-_NOTHING_ALONE = re.compile(rf"^(?:{alternation(phrases('words.nothing'))})(?=\s*(?:[,.;!(—–-]|$))")
+_NOTHING_ALONE = re.compile(
+    rf"^(?:(?:{alternation(phrases('clauses.courtesies'))})\s+)?"
+    rf"(?:{alternation(phrases('words.nothing'))}|{alternation(phrases('answers.never'))})"
+    r"(?=\s*(?:[,.;!(—–-]|$))"
+)
+
+
+_SAYS_NOTHING = re.compile(phrase_pattern("words.nothing"))
 
 
 def _nothing_then(tail: str) -> str:
-    """ "Christmas Day and Boxing Day: nothing at all, not even Priya": after a window,
-    "nothing" alone says never, about anything."""
+    """ "Christmas Day and Boxing Day: nothing at all, not even Priya", "Am Wochenende bitte
+    Ruhe": after a window, "nothing" or a "no" alone says never, about anything."""
     folded, where = fold_with_map(tail)
     m = _NOTHING_ALONE.match(folded)
-    if m is None or re.match(rf"[\s,;:—–-]*(?:{_EXCEPT})\b", folded[m.end() :]):
+    if m is None:
+        return tail
+    excepted = re.match(rf"[\s,;:—–-]*(?:{_EXCEPT})\b", folded[m.end() :])
+    if excepted and _SAYS_NOTHING.search(m.group(0)):
         return tail  # "gar nichts, außer Miriam": read as nothing but Miriam
     return "never notify me about anything" + tail[where[m.end() - 1] + 1 :]
 
