@@ -150,3 +150,22 @@ def test_a_bare_yes_under_never_says_the_line_belongs_there() -> None:
         "## Always notify\n- Odile: yes\n"
     )
     assert [s for s, _, _ in read] == ["never", "always"]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "avis de livraison",
+        "avisos de entrega",
+        "factures, confirmations de commande, avis de livraison",
+    ],
+)
+def test_a_notice_of_a_kind_is_that_kind_not_its_sender(said: str) -> None:
+    rule = compile_rules_text(f"## Never notify\n- {said}\n")[0]
+    assert "shipping" in rule.scope.kinds or any("shipping" in o.kinds for o in rule.scope.any_of)
+    assert "shipping" not in rule.scope.sender_kinds
+
+
+def test_a_notice_from_a_named_sender_is_still_theirs() -> None:
+    rule = compile_rules_text("## Never notify\n- avisos de Correos\n")[0]
+    assert rule.scope.names == ("Correos",)

@@ -1271,14 +1271,27 @@ def _unit(unit: str) -> timedelta:
     return timedelta(days=1)
 
 
+_A_NOTICE_BEFORE = re.compile(
+    rf"(?<![\w'-])(?:{'|'.join(re.escape(w) for w in phrases('words.messages') if ' ' not in w)})"
+    r"\s*$"
+)
+"""A word for a message right before "de" ("avis de livraison"): what it is a notice of."""
+
+
 def _who_spans(text: str) -> list[tuple[int, int]]:
     """Where a clause says who sends: what follows "from", "de", "von", ... up to the end of
     the clause."""
     spans = []
     for m in SENDER_PREP.finditer(text):
+        of = re.match(r"\s*(?:de|del|di|da|do|des|du|of)\s+[a-zà-ÿ]", text[m.start() :])
+        before = text[: m.start()].split()[-1:]
+        kind_before = bool(before) and is_kind_word(before[0].strip(",;"), fold)
+        if of and (kind_before or _A_NOTICE_BEFORE.search(fold(text[: m.start()]))):
+            continue  # "avis de livraison", "avisos de entrega": a notice of, not from
         rest = text[m.end() :]
         end = re.search(
-            r"[.;:!?—–]|\s(?:that|which|who|que|qui|die|che|about|sobre|zu|zum|zur|uber|over|with|"
+            r"[.;:!?—–]|,\s+(?=[a-zà-ÿ]+\s+(?:de|di|da|do|of)\s)|"
+            r"\s(?:that|which|who|que|qui|die|che|about|sobre|zu|zum|zur|uber|over|with|"
             r"mit|con|avec|com|for|fur|pour|para|per|a propos|asking|writing|wanting)\s",
             fold(rest),
         )
