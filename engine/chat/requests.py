@@ -825,7 +825,9 @@ def _work_named_after(text: str) -> str:
         if not _only_who(parts[i + 1]):
             continue  # what the sentence after says besides who would be lost
         named = parse_fragment(parts[i + 1])
-        said = [*(f"@{d}" for d in named.domains), *named.addresses, *named.names]
+        plain = function_words() | set(phrases("words.no_determiners"))
+        names = [n for n in named.names if fold_with_map(n)[0] not in plain]  # not "nessuna"
+        said = [*(f"@{d}" for d in named.domains), *named.addresses, *names]
         folded, where = fold_with_map(parts[i])
         work = re.search(rf"(?<![\w'-])(?:{'|'.join(sorted(unread))})(?![\w'-])", folded)
         if not said or work is None:
@@ -844,8 +846,14 @@ def _only_who(sentence: str) -> bool:
     if len(found) != 1 or not found[0].understood or found[0].rule.section != NEVER:
         return False
     rule, scope = found[0], found[0].scope
+    # "Aucun mail @…": mail is all a domain sends, so it says no more than who
+    by_mail = scope.sources <= {"email"} and bool(scope.domains or scope.addresses)
     said_more = (
-        scope.sources or scope.kinds or scope.topics or scope.subject_phrases or scope.event_types
+        (scope.sources and not by_mail)
+        or scope.kinds
+        or scope.topics
+        or scope.subject_phrases
+        or scope.event_types
     )
     return rule.window is None and not rule.exclusions and rule.action == "drop" and not said_more
 

@@ -59,3 +59,18 @@ def test_otherwise_not_after_only_is_read() -> None:
     )
     assert [r[0] for r in request.read] == ["custom"], request
     assert not request.unread
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "le week-end, rien du boulot. Aucun mail @atelier.example. Le samedi c'est pour moi",
+        "nel weekend niente dal lavoro, ok? nessuna mail da @studio.example. sono miei",
+        "los fines de semana nada del laburo, ¿dale? ni un mail de @estudio.example. son míos",
+    ],
+)
+def test_work_named_by_the_sentence_after(said: str) -> None:
+    request = read_request(said)
+    assert [r[0] for r in request.read] == ["never"], request
+    assert ".example" in request.read[0][2]
+    assert "nessuna" not in request.read[0][1] and "Aucun" not in request.read[0][1]

@@ -164,3 +164,29 @@ def test_a_no_after_a_window_is_never(line: str, said: str) -> None:
 def test_a_need_nothing_ending_is_never() -> None:
     rule = compile_rules_text("## Custom rules\n- Erinnerungen brauch ich keine.\n")[0]
     assert (rule.rule.section, explain_rule(rule).reading) == ("never", "Never notify: reminders")
+
+
+def test_a_preposition_said_with_the_window_is_no_no() -> None:
+    """ "só no horário comercial": "no" is "in the", not a Never during working hours."""
+    rule = compile_rules_text(
+        "## Custom rules\n- Email do trampo (@fabrica.example) só no horário comercial, 9h às "
+        "18h de segunda a sexta.\n"
+    )[0]
+    assert rule.rule.section == "custom"
+    assert rule.action == "only"
+    assert rule.condition.within is not None
+    assert rule.condition.within.days == frozenset(range(5))
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Work email (@mill.example) only during working hours. Otherwise it can wait",
+        "Work email (@mill.example) only during working hours, otherwise they can wait",
+    ],
+)
+def test_otherwise_it_can_wait_after_only_is_the_only(line: str) -> None:
+    rule = compile_rules_text(f"## Custom rules\n- {line}\n")[0]
+    assert rule.understood, rule.unread
+    assert rule.action == "only"
+    assert not rule.condition.names

@@ -48,7 +48,13 @@ from engine.triage.language import (
     phrases,
 )
 from engine.triage.rules.clauses import Parts, sentences, take_apart
-from engine.triage.rules.decision import ONLY_IF, RESTRICTIVE, Decision, read_decision
+from engine.triage.rules.decision import (
+    ONLY_IF,
+    RESTRICTIVE,
+    Decision,
+    otherwise_waits,
+    read_decision,
+)
 from engine.triage.rules.extract import (
     BRAND,
     JOIN_WORDS,
@@ -871,7 +877,7 @@ def _compile_rule(rule: Rule) -> CompiledRule:
     # "...; other group messages are fine to skip" restates what not matching means
     said = rule.read_text
     text = _RESTATED_DEFAULT.sub("", said).strip() or said
-    text = _otherwise_not_restated(text)
+    text = otherwise_waits(_otherwise_not_restated(text))
     text = _COMPOUND.sub(_compound_apart, text)
     body, decision = read_decision(text)
     if decision is not None and decision.conditional:

@@ -785,7 +785,7 @@ def without_courtesies(text: str) -> str:
 def read_decision(text: str) -> tuple[str, Decision | None]:
     """The line without the words of its own decision, and that decision (None when the
     line says none: its heading decides)."""
-    body, decision = _read_decision(_DASHED_ASIDE.sub(_as_an_aside, text))
+    body, decision = _read_decision(_DASHED_ASIDE.sub(_as_an_aside, otherwise_waits(text)))
     if decision is None:
         return body, None
     low, where = fold_with_map(body)
@@ -821,9 +821,21 @@ def _subject_said(body: str) -> str:
     return said.strip(" ,;:")
 
 
+def otherwise_waits(text: str) -> str:
+    """ "Work email only during working hours. Otherwise it can wait": after an "only", the
+    otherwise said last is the silence the "only" keeps already; taken off before the line is
+    read, so its "can wait" is no Never of the line."""
+    folded, where = fold_with_map(text)
+    m = _OTHERWISE_LAST.search(folded)
+    if m is None or m.start() == 0 or not re.search(RESTRICTIVE, folded[: m.start()]):
+        return text
+    return text[: where[m.start()]].rstrip(" ,;")
+
+
 _OTHERWISE_LAST = re.compile(
-    rf"\s*[,;]\s*(?:{phrase_pattern('clauses.otherwise')})"
-    rf"(?:\s+(?:{phrase_pattern('predicates.never_end')}))?[\s.!]*$"
+    rf"\s*[,;.]\s*(?:{phrase_pattern('clauses.otherwise')})"
+    rf"(?:,?\s+(?:(?:it|they|that|this|das|ca|isso|eso|esto|dat)\s+)?"
+    rf"(?:{phrase_pattern('predicates.never_end')}))?[\s.!]*$"
 )
 """What a conditional line says happens outside its condition, said last ("…, o resto pode
 esperar", "…, lo demás ya lo leo yo"): the silence its condition keeps already."""
@@ -1011,9 +1023,20 @@ def _window_last(text: str) -> tuple[str, Decision] | None:
     for n in range(max(1, len(spans) - _WINDOW_WORDS), len(spans)):
         head, tail = text[: spans[n].start()], text[spans[n].start() :].strip(" .!;")
         tail = _BUT_ONLY.sub("", tail)  # "…, but only during working hours"
+        if _takes_the_word_before(head, tail):
+            continue  # "só no horário comercial": "no" is the window's ("in the"), not a "no"
         if _only_window(tail) and read_decision(head.strip(" ,;:"))[1] is not None:
             return _window_first(f"{tail}, {head.strip(' ,;:')}")
     return None
+
+
+def _takes_the_word_before(head: str, tail: str) -> bool:
+    """The window said in ``tail`` goes on with the last word of ``head``."""
+    last = re.search(r"([\w'-]+)\s+$", head)
+    if last is None:
+        return False
+    left = fold_with_map(find_window(tail)[0])[0].split()
+    return fold_with_map(find_window(f"{last.group(1)} {tail}")[0])[0].split() == left
 
 
 _BUT_ONLY = re.compile(

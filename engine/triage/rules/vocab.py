@@ -426,6 +426,8 @@ WORK_WORDS = frozenset(
         "werk",
         "taf",
         "job",
+        "trampo",
+        "chamba",
         "geschaftliche",
         "geschaftlich",
         "dienstliche",
