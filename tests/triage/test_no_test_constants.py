@@ -43,6 +43,7 @@ PROVIDERS_AND_OFFICES = {
     "sparkasse",  # Germany's public savings banks: an organisation word of the classifier
     "bill",  # the word itself, a cue of bills in the classifier's lexicon (Bill.com sends them)
     "police",  # the word itself, a cue of an emergency told to a group (language data)
+    "water",  # the word itself, in "water bill" (Ireland's water utility writes from water.ie)
     # services of a kind the classifier documents beside its registry
     "docusign", "dropbox", "zoom", "substack", "paypal", "booking", "tripadvisor",
     "thefork", "zenchef", "cliniko", "doctify", "aliexpress", "temu", "temuemail",

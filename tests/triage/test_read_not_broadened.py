@@ -169,3 +169,10 @@ def test_a_notice_of_a_kind_is_that_kind_not_its_sender(said: str) -> None:
 def test_a_notice_from_a_named_sender_is_still_theirs() -> None:
     rule = compile_rules_text("## Never notify\n- avisos de Correos\n")[0]
     assert rule.scope.names == ("Correos",)
+
+
+def test_a_role_before_the_portuguese_article_is_the_name_s() -> None:
+    """ "o meu ex-marido, o Rui Seixas": "o" is the article, not "or"."""
+    rule = compile_rules_text("## Never notify\n- o meu ex-marido, o Rui Seixas\n")[0]
+    assert rule.understood, rule.unread
+    assert rule.scope.names == ("Rui Seixas",)

@@ -2038,13 +2038,14 @@ def joined_roles(text: str) -> set[str]:
         if re.match(r"\s+[A-ZÀ-Þ]", text[where[end - 1] + 1 :]):
             continue  # "… en gemeente Amsterdam": the municipality, by its type and name
         out.add(word)
-    # "solo la nonna, e Blu Media": a role word before "and" is an alternative too
+    # "solo la nonna, e Blu Media": a role word before "and" is an alternative too (not
+    # before "o", the Portuguese article: "o meu ex-marido, o Rui")
     out |= {m.group("word") for m in _BEFORE_A_JOIN.finditer(folded)}
     return out
 
 
 _BEFORE_A_JOIN = re.compile(
-    r"(?P<word>[a-z]+)\s*,?\s+(?:and|e|y|und|et|en|or|o|ou|oder|of|ed)\s+(?=\S)"
+    r"(?P<word>[a-z]+)\s*,?\s+(?:and|e|y|und|et|en|or|ou|oder|ed)\s+(?=\S)"
 )
 
 
