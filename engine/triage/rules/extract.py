@@ -2044,9 +2044,7 @@ def joined_roles(text: str) -> set[str]:
     return out
 
 
-_BEFORE_A_JOIN = re.compile(
-    r"(?P<word>[a-z]+)\s*,?\s+(?:and|e|y|und|et|en|or|ou|oder|ed)\s+(?=\S)"
-)
+_BEFORE_A_JOIN = re.compile(r"(?P<word>[a-z]+)\s*,?\s+(?:and|e|y|und|et|en|or|ou|oder|ed)\s+(?=\S)")
 
 
 _SAID_WITH: tuple[tuple[str, Callable[[Match], bool]], ...] = (
