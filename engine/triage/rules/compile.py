@@ -291,7 +291,7 @@ def _split_restrictive(text: str) -> tuple[str, str, bool] | None:
         if m.group("nothing") or re.search(rf"\b{_ONLY}\b", fold_keep(rest).lower()):
             return scope, rest, False  # "nothing except X", "… except after 10pm, when only X"
         # "tell me about X except Y" drops Y; "ignore X except Y" and "nothing from 8pm to
-        # 7am, except Anna" keep Y of X
+        # 7am, except X" keep Y of X
         said_no = _NEGATIVE.search(fold_keep(scope)) or _SAYS_NOTHING.search(fold(scope))
         return scope, rest, not said_no
     m = re.search(
@@ -806,7 +806,7 @@ def _faithful(compiled: CompiledRule) -> CompiledRule:
             roles = identity_words() - joined_roles(compiled.rule.read_text)
             said |= {w for w in roles if not _SAID_NOT.fullmatch(w)}  # nl "nicht", de "nicht"
         said |= _objects_of({k for m in parts for k in _kinds_in(m)})
-        if any(_names(m) for m in parts):  # "il signor Colombo", not "la nonna, e …"
+        if any(_names(m) for m in parts):  # "il signor Ferro", not "la nonna, e …"
             said |= set(phrases("words.titles")) & _before_a_name(compiled.rule.read_text)
         folded = tuple(w for w in folded if w not in said)
     folded += tuple(w for w in _absent(compiled.rule.read_text) if w not in folded)
@@ -820,7 +820,7 @@ def _faithful(compiled: CompiledRule) -> CompiledRule:
 
 
 def _before_a_name(text: str) -> set[str]:
-    """The words said right before a capitalised word ("Oma Hilde", "Dr. Brenner")."""
+    """The words said right before a capitalised word ("Oma Rosl", "Dr. Aumann")."""
     return {fold(m.group(1)) for m in re.finditer(r"([\w'.-]+?)\.?\s+(?=[A-ZÀ-Þ])", text)}
 
 

@@ -887,8 +887,8 @@ _WHICHEVER_CHANNEL = re.compile(
     rf"\bof\b|\bu\b)\s*{_CHANNEL})+)\s*[,:—–-]?\s*"
     rf"(?:{alternation(phrases('words.whatever'))})[\s.!]*$"
 )
-"""A line that ends with its channels and a word for "whichever" ("Anything from Deklan.
-Email or WhatsApp, doesn't matter", "Anna, Mail oder WhatsApp, ist egal"): the line holds on
+"""A line that ends with its channels and a word for "whichever" ("Anything from my
+sister. Email or WhatsApp, doesn't matter", "Mail oder WhatsApp, ist egal"): the line holds on
 each of them, said as an aside; "doesn't matter" is no decision there."""
 
 
@@ -1096,7 +1096,7 @@ _SAYS_NOTHING = re.compile(phrase_pattern("words.nothing"))
 
 
 def _nothing_then(tail: str) -> str:
-    """ "Christmas Day and Boxing Day: nothing at all, not even Priya", "Am Wochenende bitte
+    """ "Christmas Day and Boxing Day: nothing at all, not even my sister", "Am Wochenende bitte
     Ruhe": after a window, "nothing" or a "no" alone says never, about anything."""
     folded, where = fold_with_map(tail)
     m = _NOTHING_ALONE.match(folded)
@@ -1104,7 +1104,7 @@ def _nothing_then(tail: str) -> str:
         return tail
     excepted = re.match(rf"[\s,;:—–-]*(?:{_EXCEPT})\b", folded[m.end() :])
     if excepted and _SAYS_NOTHING.search(m.group(0)):
-        return tail  # "gar nichts, außer Miriam": read as nothing but Miriam
+        return tail  # "gar nichts, außer X": read as nothing but X
     return "never notify me about anything" + tail[where[m.end() - 1] + 1 :]
 
 

@@ -480,7 +480,7 @@ domain."""
 def _a_domain(m: re.Match[str]) -> bool:
     tld = m.group(1).rsplit(".", 1)[-1].lower()
     if fold(m.group(0)) in phrases("words.titles"):
-        return False  # "la Sig.ra Rossi", "Dott.ssa Bianchi": a title
+        return False  # "la Sig.ra X", "Dott.ssa Y": a title
     return m.group(0).startswith("@") or len(tld) == 2 or tld in GENERIC_TLDS
 
 
@@ -2038,8 +2038,8 @@ def joined_roles(text: str) -> set[str]:
         if re.match(r"\s+[A-ZÀ-Þ]", text[where[end - 1] + 1 :]):
             continue  # "… en gemeente Amsterdam": the municipality, by its type and name
         out.add(word)
-    # "solo la nonna, e Blu Media": a role word before "and" is an alternative too (not
-    # before "o", the Portuguese article: "o meu ex-marido, o Rui")
+    # "solo la nonna, e lo studio X": a role word before "and" is an alternative too (not
+    # before "o", the Portuguese article: "o meu ex-marido, o X")
     out |= {m.group("word") for m in _BEFORE_A_JOIN.finditer(folded)}
     return out
 

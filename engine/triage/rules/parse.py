@@ -265,7 +265,7 @@ _WHATEVER = re.compile(rf"(?<![\w'-])(?:{alternation(phrases('words.whatever'))}
 
 
 def _any_channel(sentence: str, before: str) -> bool:
-    """ "Anything from Deklan. Email or WhatsApp, doesn't matter": after a decision that
+    """ "Anything from my sister. Email or WhatsApp, doesn't matter": after a decision that
     names no channel, channels and a word for "whichever" say it holds on each of them: no
     rule of its own (not a Never on every mail)."""
     low = fold(sentence)
@@ -461,7 +461,7 @@ _ENDS_NO = re.compile(rf"(?:{phrase_pattern('answers.never')})[\s.!]*$")
 
 
 def _answered_apart(sentence: str) -> list[str] | None:
-    """ "Flights: gate changes from Air Canada yes, the check-in reminders no": items
+    """ "Flights: gate changes yes, the check-in reminders no": items
     each answered, some yes and some no, are as many rules, each with the label."""
     m = _LABELLED.match(sentence)
     label, body = (m.group("label"), m.group("body")) if m else ("", sentence)
@@ -583,8 +583,8 @@ def _only_talk(clause: str) -> bool:
 def _more_of_the_last(part: str, before: str) -> str | None:
     """What a sentence adds to the one before it, when it is no rule of its own: names that
     end on "whatever" are its examples ("… entregue. Correios, Mercado Livre, tanto faz"),
-    channels with "doesn't matter" say it holds on each ("Anything from Deklan. Email or
-    WhatsApp, doesn't matter")."""
+    channels with "doesn't matter" say it holds on each ("Anything from my sister. Email
+    or WhatsApp, doesn't matter")."""
     listed = _names_and_whatever(part)
     if listed is not None:
         return f" ({listed})"

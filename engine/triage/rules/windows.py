@@ -394,7 +394,7 @@ def _days_besides(text: str) -> tuple[str, frozenset[int] | None]:
 
 _BUT_NOT = rf"\b(?:but|maar|aber|mais|pero|mas|ma)\s+(?:{NEGATION}|niet|nooit)"
 """A window said after "but not" ("ja, maar niet tussen 22:00 en 7:00"): the line holds
-at the other times. A bare "not" may be the line's decision ("Anna: never after 10pm")."""
+at the other times. A bare "not" may be the line's decision ("X: never after 10pm")."""
 _BUT_NOT_BEFORE = re.compile(rf"{_BUT_NOT}\s*$", re.I)
 
 
