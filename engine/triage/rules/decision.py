@@ -1066,7 +1066,7 @@ def _window_first(text: str) -> tuple[str, Decision] | None:
     opening = [n for n in range(max(reach, 1), len(spans)) if window[n - 1]]
     for n in reversed(opening):
         head, tail = text[: spans[n - 1].end()], text[spans[n - 1].end() :].strip(" ,;:")
-        if _ENDS_NEGATED.search(fold_with_map(head)[0]):
+        if ENDS_NEGATED.search(fold_with_map(head)[0]):
             continue  # "Le week-end, ne | me préviens que …": the negation is the decision's
         rest, decision = read_decision(tail) if tail else ("", None)
         if decision is None and (nothing := _nothing_then(tail)) != tail:
@@ -1092,9 +1092,6 @@ _NOTHING_ALONE = re.compile(
 )
 
 
-_SAYS_NOTHING = re.compile(phrase_pattern("words.nothing"))
-
-
 def _nothing_then(tail: str) -> str:
     """ "Christmas Day and Boxing Day: nothing at all, not even my sister", "Am Wochenende bitte
     Ruhe": after a window, "nothing" or a "no" alone says never, about anything."""
@@ -1102,13 +1099,14 @@ def _nothing_then(tail: str) -> str:
     m = _NOTHING_ALONE.match(folded)
     if m is None:
         return tail
-    excepted = re.match(rf"[\s,;:—–-]*(?:{_EXCEPT})\b", folded[m.end() :])
-    if excepted and _SAYS_NOTHING.search(m.group(0)):
-        return tail  # "gar nichts, außer X": read as nothing but X
+    if re.match(rf"[\s,;:—–-]*(?:{_EXCEPT})\b", folded[m.end() :]):
+        return tail  # "gar nichts, außer X": read as nothing but X, where "only" is read
     return "never notify me about anything" + tail[where[m.end() - 1] + 1 :]
 
 
-_ENDS_NEGATED = re.compile(rf"(?<![\w'-])(?:{_NEGATION}|ne|n')\s*$")
+ENDS_NEGATED: Final = re.compile(rf"(?<![\w'-])(?:{_NEGATION}|niet|ne|n')\s*$")
+"""A negation that ends what is said so far ("Le week-end, ne | …", "Lo que no | puede
+esperar")."""
 
 
 def _only_window(head: str) -> bool:

@@ -2044,7 +2044,12 @@ def joined_roles(text: str) -> set[str]:
     return out
 
 
-_BEFORE_A_JOIN = re.compile(r"(?P<word>[a-z]+)\s*,?\s+(?:and|e|y|und|et|en|or|ou|oder|ed)\s+(?=\S)")
+_BEFORE_A_JOIN = re.compile(
+    r"(?P<word>[a-z]+)\s*,?\s+(?:"
+    + "|".join(w for w in JOIN_WORDS.split("|") if w not in ("o", "of", "u"))
+    + r")\s+(?=\S)"
+)
+"""A word before a word that joins a list; not "o" (the Portuguese article), "of" or "u"."""
 
 
 _SAID_WITH: tuple[tuple[str, Callable[[Match], bool]], ...] = (

@@ -22,6 +22,7 @@ from engine.triage.classifier.text import fold_with_map
 from engine.triage.language import alternation, phrase_pattern, phrases
 from engine.triage.rules.clauses import CATCH_ALL, sentences
 from engine.triage.rules.decision import (
+    ENDS_NEGATED,
     EXCEPT,
     ONLY_IF,
     OTHERWISE,
@@ -109,11 +110,6 @@ class RuleSet:
         return not self.rules
 
 
-_NEGATED_BEFORE = re.compile(rf"(?:^|\s)(?:{NEGATION}|niet|ne|n')\s*$")
-"""A negation right before a heading's "can wait" turns it round ("Lo que no puede
-esperar": what can't wait)."""
-
-
 def _first_keyword(low: str) -> Section | None:
     """The heading's first keyword decides: "Always notify (never miss these)" is Always. A
     negation before "can wait" turns it round ("Lo que no puede esperar", "Isso não pode
@@ -125,14 +121,17 @@ def _first_keyword(low: str) -> Section | None:
     for m in re.finditer(_NEVER_WORDS, low):
         negated = None
         if not _A_NEGATION.search(m.group(0)):
-            negated = _NEGATED_BEFORE.search(low[: m.start()])
+            negated = ENDS_NEGATED.search(low[: m.start()])
         said.append((m.start(), -len(m.group(0)), ALWAYS if negated else NEVER))
         turned += [negated.start()] if negated else []
     said = [s for s in said if not (s[2] == NEVER and any(abs(s[0] - t) <= 1 for t in turned))]
     return min(said)[2] if said else None
 
 
-_A_NEGATION = re.compile(rf"\b(?:{NEGATION}|ne|niet|nooit|nichts|nada|rien|niente|niets)\b")
+_A_NEGATION = re.compile(
+    rf"\b(?:{NEGATION}|ne|niet|nooit|{alternation(phrases('words.nothing'))})\b"
+)
+"""A "can wait" phrase that is itself a negation ("ne jamais", "nicht") is not turned round."""
 
 
 def classify_heading(title: str) -> Section | None:
@@ -584,23 +583,25 @@ def _more_of_the_last(part: str, before: str) -> str | None:
     """What a sentence adds to the one before it, when it is no rule of its own: names that
     end on "whatever" are its examples ("… entregue. Correios, Mercado Livre, tanto faz"),
     channels with "doesn't matter" say it holds on each ("Anything from my sister. Email
-    or WhatsApp, doesn't matter")."""
+    or WhatsApp, doesn't matter"). The sentence before, with what this one adds."""
     listed = _names_and_whatever(part)
     if listed is not None:
-        return f" ({listed})"
-    return f" {part}" if _any_channel(part, before) else None
+        return f"{before.rstrip('.!')} ({listed})"
+    return f"{before} {part}" if _any_channel(part, before) else None
 
 
 def _add_to_last(
-    talk: list[str], decided: list[tuple[Section, str]], before: str, more: str
+    talk: list[str], decided: list[tuple[Section, str]], before: str, part: str
 ) -> None:
+    """``part`` said as more of the sentence ``before`` it, wherever that one went."""
+    more = _more_of_the_last(part, before)
+    assert more is not None
     if decided and decided[-1][1].endswith(before):
-        said = decided[-1][1]
-        decided[-1] = (decided[-1][0], said.rstrip(".!") + more if more[1] == "(" else said + more)
+        decided[-1] = (decided[-1][0], decided[-1][1][: -len(before)] + more)
     elif talk and talk[-1].endswith(before):
-        talk[-1] = talk[-1].rstrip(".!") + more if more[1] == "(" else talk[-1] + more
+        talk[-1] = talk[-1][: -len(before)] + more
     else:
-        talk.append(more.strip(" ()"))
+        talk.append(part)
 
 
 def decided_sentences(
@@ -645,8 +646,8 @@ def decided_sentences(
             talk.append(part)  # "…, que está roto y necesito saber cuándo lo arreglan"
         elif decided and decided[-1][0] == NEVER and _every_channel(part, decided[-1][1]):
             talk.append(part)  # "… gar nichts mehr angezeigt bekommen. Weder Mails noch WhatsApp."
-        elif i and (more := _more_of_the_last(part, parts[i - 1])) is not None:
-            _add_to_last(talk, decided, parts[i - 1], more)
+        elif i and _more_of_the_last(part, parts[i - 1]) is not None:
+            _add_to_last(talk, decided, parts[i - 1], part)
         elif own is not None:
             decided.append((own, part))
         elif decided and not prose:  # in a paragraph each sentence stands alone

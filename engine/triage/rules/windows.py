@@ -15,7 +15,7 @@ from engine.clock import CLOCK, rule_clock_time
 from engine.triage.classifier import fold
 from engine.triage.language import day_abbreviations, function_words, phrase_pattern
 from engine.triage.rules.dates import find_dates
-from engine.triage.rules.extract import QUOTED
+from engine.triage.rules.extract import JOIN_WORDS, QUOTED
 from engine.triage.rules.match import Window
 from engine.triage.rules.negation import NEGATION
 from engine.triage.rules.vocab import DAY_ALIASES
@@ -211,7 +211,7 @@ def _said_plainly(text: str) -> str:
     text = _MIDNIGHT.sub("0:00", text) if _MIDNIGHT.search(fold_keep(text)) else text
     text = _SPACED_MINUTES.sub(r"\1:\2", text)
     text = _substituted(text, _half_hours(), lambda m: _half_hour_forms()[fold(m.group(0))])
-    text = _substituted(text, _DIGITS_AND_A_HALF(), lambda m: f"{m.group(1)}:30")
+    text = _substituted(text, _digits_and_a_half(), lambda m: f"{m.group(1)}:30")
     told_when = bool(_PART_OF_DAY.search(fold_keep(text)) or NIGHT.search(fold_keep(text)))
     text = _substituted(text, _hour_in_words(), lambda m: _hour_in_digits(m, told_when))
     text = _substituted(text, _hour_range_in_words(), _range_in_digits)
@@ -276,7 +276,7 @@ def _half_hours() -> re.Pattern[str]:
 
 
 @cache
-def _DIGITS_AND_A_HALF() -> re.Pattern[str]:
+def _digits_and_a_half() -> re.Pattern[str]:
     """ "8 y media", "8 heures et demie": an hour in digits and a half."""
     from engine.triage.language import phrase_pattern
 
@@ -299,8 +299,7 @@ _HOUR_AFTER = (
 @cache
 def _hour_in_words() -> re.Pattern[str]:
     """An hour said in words after a word that says when ("to six in the morning")."""
-    said = "|".join(sorted(map(re.escape, _hour_words()), key=len, reverse=True))
-    return re.compile(rf"\b({_SAID_BY})\s+({said})\b{_HOUR_AFTER}", re.I)
+    return re.compile(rf"\b({_SAID_BY})\s+({_said_hours()})\b{_HOUR_AFTER}", re.I)
 
 
 def _an_hour_here(m: re.Match[str]) -> bool:
@@ -326,23 +325,27 @@ def _hour_in_digits(m: re.Match[str], told_when: bool) -> str:
     return m.group(0)
 
 
-_RANGE_JOINERS = r"(?:and|to|until|till|y|a|as|und|bis|et|e|alle|en|tot|-|–)"
-
-
 def _hour_range_follows(m: re.Match[str]) -> bool:
-    said = "|".join(sorted(map(re.escape, _hour_words()), key=len, reverse=True))
-    return bool(
-        re.match(rf"\s*{_RANGE_JOINERS}\s+(?:\d{{1,2}}\b|(?:{said})\b)", m.string[m.end() :], re.I)
-    )
+    return bool(_range_goes_on().match(m.string[m.end() :]))
+
+
+@cache
+def _said_hours() -> str:
+    return "|".join(sorted(map(re.escape, _hour_words()), key=len, reverse=True))
+
+
+@cache
+def _range_goes_on() -> re.Pattern[str]:
+    """What goes on from an hour to the other end of its range ("… till half five")."""
+    return re.compile(rf"\s*{_AND}\s+(?:\d{{1,2}}\b|(?:{_said_hours()})\b)", re.I)
 
 
 @cache
 def _hour_range_in_words() -> re.Pattern[str]:
     """Two hours with a range between them, one of them in words ("nine till 5:30",
     "8 bis sechs")."""
-    said = "|".join(sorted(map(re.escape, _hour_words()), key=len, reverse=True))
-    hour = rf"(?:\d{{1,2}}(?::\d{{2}})?|{said})"
-    return re.compile(rf"\b({hour})(\s*{_RANGE_JOINERS}\s*)({hour})\b{_HOUR_AFTER}", re.I)
+    hour = rf"(?:\d{{1,2}}(?::\d{{2}})?|{_said_hours()})"
+    return re.compile(rf"\b({hour})(\s*{_AND}\s*)({hour})\b{_HOUR_AFTER}", re.I)
 
 
 def _range_in_digits(m: re.Match[str]) -> str:
@@ -359,7 +362,7 @@ def _range_in_digits(m: re.Match[str]) -> str:
     )
 
 
-_JOINED = re.compile(r"\b(?:and|or|en|of|e|ou|y|o|und|oder|et)\s+(?:[a-z]{1,3}\s+){0,2}$", re.I)
+_JOINED = re.compile(rf"\b(?:{JOIN_WORDS})\s+(?:[a-z]{{1,3}}\s+){{0,2}}$", re.I)
 """What joins the weekend to hours as one more time the line holds ("after 8pm and at the
 weekend", "na half zeven en in het weekend", "nach 20 Uhr und am Wochenende")."""
 
@@ -369,6 +372,7 @@ _DAY_PREPOSITIONS = (
 )
 
 
+@cache
 def _named_day() -> re.Pattern[str]:
     day = rf"(?:{'|'.join(DAY_ALIASES)})"
     return re.compile(rf"\b(?:{_DAY_PREPOSITIONS}\s+)?(?P<day>{day})s?\b", re.I)
@@ -392,7 +396,7 @@ def _days_besides(text: str) -> tuple[str, frozenset[int] | None]:
     return text[: joined.start()] + " " + text[said.end() :], days
 
 
-_BUT_NOT = rf"\b(?:but|maar|aber|mais|pero|mas|ma)\s+(?:{NEGATION}|niet|nooit)"
+_BUT_NOT = rf"{phrase_pattern('clauses.contrasts')}\s+(?:{NEGATION}|niet|nooit)"
 """A window said after "but not" ("ja, maar niet tussen 22:00 en 7:00"): the line holds
 at the other times. A bare "not" may be the line's decision ("X: never after 10pm")."""
 _BUT_NOT_BEFORE = re.compile(rf"{_BUT_NOT}\s*$", re.I)
